@@ -1,0 +1,306 @@
+package dev.cdccache.infra.mariadb;
+
+import dev.cdccache.infra.DataDirectories;
+import dev.cdccache.infra.process.FreePorts;
+import dev.cdccache.infra.process.ManagedProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A private MariaDB server from the system packages ({@code mariadbd}), in its own data directory, on its
+ * own port and socket, with the binlog on in the form Debezium needs ({@code binlog_format=ROW},
+ * {@code binlog_row_image=FULL}, a {@code server_id}).
+ *
+ * <p>Three users are created at every start (idempotently, through the server's {@code init-file}):
+ * an admin with all privileges, the connector user with only what Debezium needs plus writing its
+ * heartbeat row, and an application user for the services. The database {@code cdc_meta} with the
+ * connector's heartbeat table is created too.
+ *
+ * <p>Restarting keeps the port and the data, so clients reconnect to the same address.
+ */
+public final class MariaDbServer implements AutoCloseable {
+
+    /** Database that holds the connector's heartbeat table. */
+    public static final String META_DATABASE = "cdc_meta";
+    /** The connector's heartbeat table, written by Debezium's heartbeat action query. */
+    public static final String HEARTBEAT_TABLE = META_DATABASE + ".heartbeat";
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    private final Path baseDir;
+    private final int port;
+    private final boolean binlog;
+    private final int serverId;
+    private final String adminUser = "cdc_admin";
+    private final String adminPassword = "cdc-admin-pw";
+    private final String connectorUser = "cdc_connector";
+    private final String connectorPassword = "cdc-connector-pw";
+    private final String appUser = "cdc_app";
+    private final String appPassword = "cdc-app-pw";
+    private ManagedProcess process;
+
+    private MariaDbServer(Builder builder) {
+        this.baseDir = builder.baseDir.toAbsolutePath();
+        this.port = builder.port != 0 ? builder.port : FreePorts.next();
+        this.binlog = builder.binlog;
+        this.serverId = builder.serverId;
+    }
+
+    public static Builder builder(Path baseDir) {
+        return new Builder(baseDir);
+    }
+
+    /** Initialises the data directory on first use, starts {@code mariadbd} and waits until it answers. */
+    public synchronized MariaDbServer start() {
+        if (process != null && process.isAlive()) {
+            return this;
+        }
+        String mariadbd = SystemPackages.requireMariaDb();
+        try {
+            Files.createDirectories(baseDir);
+            Path dataDir = baseDir.resolve("data");
+            if (!Files.exists(dataDir.resolve("mysql"))) {
+                initialiseDataDirectory(dataDir);
+            }
+            Files.writeString(baseDir.resolve("init.sql"), initSql(), StandardCharsets.UTF_8);
+            Files.writeString(baseDir.resolve("my.cnf"), config(dataDir), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not prepare MariaDB in " + baseDir, e);
+        }
+        process = ManagedProcess.start("mariadbd:" + port,
+                List.of(mariadbd, "--defaults-file=" + baseDir.resolve("my.cnf")), Map.of(), baseDir,
+                baseDir.resolve("mariadbd.log"));
+        process.awaitCondition("a connection as " + adminUser + " on port " + port, START_TIMEOUT,
+                this::answers);
+        return this;
+    }
+
+    /** Graceful shutdown (SIGTERM): InnoDB and the binlog are flushed. */
+    public synchronized void stop() {
+        if (process != null) {
+            process.stop(Duration.ofSeconds(30));
+        }
+    }
+
+    /** SIGKILL: what a crash looks like to clients and to the binlog reader. */
+    public synchronized void kill() {
+        if (process != null) {
+            process.kill();
+        }
+    }
+
+    /** Stops gracefully and starts again on the same port with the same data. */
+    public synchronized void restart() {
+        stop();
+        start();
+    }
+
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /** Stops the server and deletes its data directory. */
+    @Override
+    public synchronized void close() {
+        stop();
+        DataDirectories.delete(baseDir);
+    }
+
+    public String host() {
+        return "127.0.0.1";
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public int serverId() {
+        return serverId;
+    }
+
+    public Path baseDir() {
+        return baseDir;
+    }
+
+    /** A JDBC URL for the MariaDB driver; {@code database} may be null. */
+    public String jdbcUrl(String database) {
+        return "jdbc:mariadb://" + host() + ":" + port + "/" + (database == null ? "" : database);
+    }
+
+    public String adminUser() {
+        return adminUser;
+    }
+
+    public String adminPassword() {
+        return adminPassword;
+    }
+
+    public String connectorUser() {
+        return connectorUser;
+    }
+
+    public String connectorPassword() {
+        return connectorPassword;
+    }
+
+    public String appUser() {
+        return appUser;
+    }
+
+    public String appPassword() {
+        return appPassword;
+    }
+
+    /** A new connection as the admin user; {@code database} may be null. The caller closes it. */
+    public Connection adminConnection(String database) throws SQLException {
+        return DriverManager.getConnection(jdbcUrl(database), adminUser, adminPassword);
+    }
+
+    /** Creates the database if missing and gives the application user all privileges on it. */
+    public void createDatabase(String name) {
+        requireIdentifier(name);
+        execute(null, "CREATE DATABASE IF NOT EXISTS `" + name + "`",
+                "GRANT ALL PRIVILEGES ON `" + name + "`.* TO '" + appUser + "'@'%'");
+    }
+
+    /** Runs statements as the admin user, in autocommit mode. */
+    public void execute(String database, String... statements) {
+        try (Connection connection = adminConnection(database); Statement statement = connection.createStatement()) {
+            for (String sql : statements) {
+                statement.execute(sql);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("SQL failed on MariaDB port " + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    private boolean answers() {
+        try (Connection connection = adminConnection(null)) {
+            return connection.isValid(2);
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    private void initialiseDataDirectory(Path dataDir) throws IOException {
+        String installDb = SystemPackages.requireMariaDbInstallDb();
+        ManagedProcess install = ManagedProcess.start("mariadb-install-db",
+                List.of(installDb, "--no-defaults", "--datadir=" + dataDir, "--user=" + osUser(),
+                        "--skip-test-db", "--auth-root-authentication-method=socket"),
+                Map.of(), baseDir, baseDir.resolve("install-db.log"));
+        int exit = install.waitFor(Duration.ofSeconds(120));
+        if (exit != 0) {
+            throw new IllegalStateException("mariadb-install-db failed with exit code " + exit + ":\n"
+                    + install.tail(30));
+        }
+    }
+
+    private String config(Path dataDir) {
+        StringBuilder cnf = new StringBuilder();
+        cnf.append("[mariadbd]\n")
+                .append("user=").append(osUser()).append('\n')
+                .append("datadir=").append(dataDir).append('\n')
+                .append("port=").append(port).append('\n')
+                .append("bind-address=127.0.0.1\n")
+                .append("socket=").append(baseDir.resolve("mariadbd.sock")).append('\n')
+                .append("pid-file=").append(baseDir.resolve("mariadbd.pid")).append('\n')
+                .append("init-file=").append(baseDir.resolve("init.sql")).append('\n')
+                .append("skip-name-resolve\n")
+                .append("character-set-server=utf8mb4\n")
+                .append("collation-server=utf8mb4_unicode_ci\n")
+                .append("default-time-zone='+00:00'\n")
+                .append("max-connections=500\n")
+                // Test and local-run data need no durability across power loss; this keeps commits fast.
+                .append("innodb-buffer-pool-size=256M\n")
+                .append("innodb-flush-log-at-trx-commit=2\n")
+                .append("innodb-doublewrite=0\n")
+                .append("performance-schema=OFF\n");
+        if (binlog) {
+            cnf.append("server-id=").append(serverId).append('\n')
+                    .append("log-bin=").append(dataDir.resolve("mariadb-bin")).append('\n')
+                    .append("binlog-format=ROW\n")
+                    .append("binlog-row-image=FULL\n")
+                    .append("binlog-expire-logs-seconds=86400\n")
+                    .append("sync-binlog=0\n");
+        } else {
+            cnf.append("skip-log-bin\n");
+        }
+        return cnf.toString();
+    }
+
+    private String initSql() {
+        // Runs at every start; everything is idempotent. '%' because clients connect over TCP to 127.0.0.1.
+        return String.join("\n",
+                "CREATE USER IF NOT EXISTS '" + adminUser + "'@'%' IDENTIFIED BY '" + adminPassword + "';",
+                "GRANT ALL PRIVILEGES ON *.* TO '" + adminUser + "'@'%' WITH GRANT OPTION;",
+                "CREATE USER IF NOT EXISTS '" + connectorUser + "'@'%' IDENTIFIED BY '" + connectorPassword + "';",
+                "GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT, LOCK TABLES ON *.* TO '"
+                        + connectorUser + "'@'%';",
+                "CREATE USER IF NOT EXISTS '" + appUser + "'@'%' IDENTIFIED BY '" + appPassword + "';",
+                "CREATE DATABASE IF NOT EXISTS " + META_DATABASE + ";",
+                "CREATE TABLE IF NOT EXISTS " + HEARTBEAT_TABLE
+                        + " (id TINYINT NOT NULL PRIMARY KEY, ts DATETIME(6) NOT NULL) ENGINE=InnoDB;",
+                "GRANT INSERT, UPDATE ON " + HEARTBEAT_TABLE + " TO '" + connectorUser + "'@'%';",
+                "FLUSH PRIVILEGES;",
+                "");
+    }
+
+    private static String osUser() {
+        return System.getProperty("user.name");
+    }
+
+    private static void requireIdentifier(String name) {
+        if (!name.matches("[A-Za-z0-9_]+")) {
+            throw new IllegalArgumentException("not a plain identifier: " + name);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MariaDB " + host() + ":" + port + (binlog ? " (binlog ROW)" : " (binlog off)");
+    }
+
+    /** Configures a {@link MariaDbServer}. */
+    public static final class Builder {
+        private final Path baseDir;
+        private int port;
+        private boolean binlog = true;
+        private int serverId = 1;
+
+        private Builder(Path baseDir) {
+            this.baseDir = Objects.requireNonNull(baseDir, "baseDir");
+        }
+
+        /** A fixed port; by default a free one is chosen. */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** Turns the binlog off: only for tests of the connector's "binlog off" error. */
+        public Builder binlog(boolean binlog) {
+            this.binlog = binlog;
+            return this;
+        }
+
+        public Builder serverId(int serverId) {
+            this.serverId = serverId;
+            return this;
+        }
+
+        public MariaDbServer build() {
+            return new MariaDbServer(this);
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package dev.cdccache.infra.process;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+/**
+ * A child JVM (an executable jar or a main class on a classpath), run with the same Java as this JVM.
+ *
+ * <pre>{@code
+ * JavaProcess connector = JavaProcess.builder("cdc-connector")
+ *         .jar(Path.of("target/cdc-connector.jar"))
+ *         .arg("--server.port=18080")
+ *         .logFile(Path.of("target/connector.log"))
+ *         .start();
+ * connector.awaitHttpOk("http://127.0.0.1:18080/actuator/health", Duration.ofSeconds(60));
+ * connector.kill(); // SIGKILL
+ * }</pre>
+ */
+public final class JavaProcess extends ManagedProcess {
+
+    private final Builder spec;
+
+    private JavaProcess(ManagedProcess started, Builder spec) {
+        super(started);
+        this.spec = spec;
+    }
+
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    /** Starts a new JVM with the same settings (same log file, appended). */
+    public JavaProcess restart(Duration grace) {
+        stop(grace);
+        return spec.start();
+    }
+
+    /** Builds and starts a {@link JavaProcess}. */
+    public static final class Builder {
+        private final String name;
+        private Path jar;
+        private String mainClass;
+        private List<Path> classpath = List.of();
+        private final List<String> jvmArgs = new ArrayList<>();
+        private final List<String> args = new ArrayList<>();
+        private final Map<String, String> env = new LinkedHashMap<>();
+        private Path logFile;
+        private Path workDir;
+
+        private Builder(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+        }
+
+        public Builder jar(Path jar) {
+            this.jar = jar;
+            return this;
+        }
+
+        public Builder mainClass(String mainClass, List<Path> classpath) {
+            this.mainClass = mainClass;
+            this.classpath = List.copyOf(classpath);
+            return this;
+        }
+
+        public Builder arg(String arg) {
+            args.add(arg);
+            return this;
+        }
+
+        public Builder args(List<String> more) {
+            args.addAll(more);
+            return this;
+        }
+
+        public Builder jvmArg(String arg) {
+            jvmArgs.add(arg);
+            return this;
+        }
+
+        public Builder env(String key, String value) {
+            env.put(key, value);
+            return this;
+        }
+
+        public Builder logFile(Path logFile) {
+            this.logFile = logFile;
+            return this;
+        }
+
+        public Builder workDir(Path workDir) {
+            this.workDir = workDir;
+            return this;
+        }
+
+        public JavaProcess start() {
+            if ((jar == null) == (mainClass == null)) {
+                throw new IllegalStateException(name + ": set exactly one of jar(...) or mainClass(...)");
+            }
+            List<String> command = new ArrayList<>();
+            command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(jvmArgs);
+            if (jar != null) {
+                command.add("-jar");
+                command.add(jar.toAbsolutePath().toString());
+            } else {
+                command.add("-cp");
+                command.add(classpath.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator)));
+                command.add(mainClass);
+            }
+            command.addAll(args);
+            Path log = logFile != null ? logFile : Path.of("target", name + ".log");
+            ManagedProcess started = ManagedProcess.start(name, command, env, workDir, log);
+            return new JavaProcess(started, this);
+        }
+    }
+}

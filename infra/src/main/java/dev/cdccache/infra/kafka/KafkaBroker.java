@@ -43,7 +43,8 @@ public final class KafkaBroker implements AutoCloseable {
     private KafkaBroker(Builder builder) {
         this.baseDir = builder.baseDir.toAbsolutePath();
         this.port = builder.port != 0 ? builder.port : FreePorts.next();
-        this.controllerPort = FreePorts.next();
+        // A fixed client port means a kept data directory across runs: keep the controller port stable too.
+        this.controllerPort = builder.port != 0 ? builder.port + 1 : FreePorts.next();
         this.heap = builder.heap;
     }
 
@@ -247,7 +248,7 @@ public final class KafkaBroker implements AutoCloseable {
             this.baseDir = Objects.requireNonNull(baseDir, "baseDir");
         }
 
-        /** A fixed client port; by default a free one is chosen. */
+        /** A fixed client port (the KRaft controller then listens on port + 1); by default free ports are chosen. */
         public Builder port(int port) {
             this.port = port;
             return this;

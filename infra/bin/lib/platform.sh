@@ -1,0 +1,111 @@
+# Shell functions that start and stop the platform as local processes: MariaDB + Kafka + Redis (through
+# the infra launcher), the connector, and the sample services. Sourced by infra/bin/local-run and the
+# gatling scripts. Every process started here is recorded in $PLATFORM_DIR/pids and stopped by PID in
+# platform_stop_all (scripts call it from an EXIT trap).
+
+PLATFORM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
+PLATFORM_DIR="${PLATFORM_DIR:-$PLATFORM_ROOT/.local}"
+PLATFORM_VERSION="0.1.0-SNAPSHOT"
+MARIADB_PORT="${MARIADB_PORT:-13306}"
+KAFKA_PORT="${KAFKA_PORT:-19092}"
+REDIS_PORT="${REDIS_PORT:-16379}"
+TOPIC_PREFIX="${TOPIC_PREFIX:-cdc}"
+
+platform_log() { printf '\033[1m[platform]\033[0m %s\n' "$*" >&2; }
+
+platform_jar() { # module -> runnable jar path
+  echo "$PLATFORM_ROOT/$1/target/$1-$PLATFORM_VERSION-exec.jar"
+}
+
+# Builds every module once (skipped when PLATFORM_SKIP_BUILD=1 and the jars exist).
+platform_build() {
+  if [ "${PLATFORM_SKIP_BUILD:-0}" = 1 ] && [ -f "$(platform_jar cdc-connector)" ]; then
+    return
+  fi
+  platform_log "building (./mvnw install -DskipTests) ..."
+  (cd "$PLATFORM_ROOT" && ./mvnw -B -q install -DskipTests) || { platform_log "build failed"; return 1; }
+}
+
+# Records a background process for platform_stop_all.
+platform_track() { # name pid
+  mkdir -p "$PLATFORM_DIR"
+  echo "$2 $1" >> "$PLATFORM_DIR/pids"
+}
+
+platform_wait_for() { # description timeout-seconds command...
+  local what=$1 timeout=$2; shift 2
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    if [ $SECONDS -ge $deadline ]; then platform_log "timed out waiting for $what"; return 1; fi
+    sleep 0.3
+  done
+}
+
+platform_http_ok() { curl -fsS -o /dev/null --max-time 2 "$1"; }
+
+# Starts MariaDB (binlog on), Kafka (KRaft) and Redis through the infra launcher; exports their coordinates.
+platform_start_stack() {
+  mkdir -p "$PLATFORM_DIR/logs"
+  local cp_file="$PLATFORM_DIR/infra.classpath"
+  (cd "$PLATFORM_ROOT" && ./mvnw -B -q -pl infra dependency:build-classpath -Dmdep.outputFile="$cp_file" >/dev/null)
+  rm -f "$PLATFORM_DIR/stack/stack.env"
+  java -cp "$PLATFORM_ROOT/infra/target/classes:$(cat "$cp_file")" dev.cdccache.infra.cli.InfraCommand up \
+      --dir "$PLATFORM_DIR/stack" --mariadb-port "$MARIADB_PORT" --kafka-port "$KAFKA_PORT" --redis-port "$REDIS_PORT" \
+      > "$PLATFORM_DIR/logs/stack.log" 2>&1 &
+  platform_track stack $!
+  platform_wait_for "MariaDB, Kafka and Redis (log: $PLATFORM_DIR/logs/stack.log)" 120 \
+      test -f "$PLATFORM_DIR/stack/stack.env" || return 1
+  set -a; . "$PLATFORM_DIR/stack/stack.env"; set +a
+  platform_log "stack up: MariaDB 127.0.0.1:$MARIADB_PORT, Kafka $KAFKA_BOOTSTRAP_SERVERS, Redis 127.0.0.1:$REDIS_PORT"
+}
+
+# Runs SQL as the admin user: platform_sql DATABASE "SQL"
+platform_sql() {
+  mariadb --protocol=TCP -h 127.0.0.1 -P "$MARIADB_PORT" -u "$MARIADB_ADMIN_USER" -p"$MARIADB_ADMIN_PASSWORD" \
+      --batch --skip-column-names "$1" -e "$2"
+}
+
+# Creates an application database and grants the app user on it.
+platform_create_database() {
+  platform_sql "" "CREATE DATABASE IF NOT EXISTS \`$1\`; GRANT ALL PRIVILEGES ON \`$1\`.* TO '$MARIADB_APP_USER'@'%';"
+}
+
+# Starts a Spring Boot exec jar: platform_start_app NAME MODULE PORT HEAP [--property=value ...]
+platform_start_app() {
+  local name=$1 module=$2 port=$3 heap=$4; shift 4
+  java -Xmx"$heap" -Xms"$heap" -XX:+UseG1GC -jar "$(platform_jar "$module")" --server.port="$port" "$@" \
+      > "$PLATFORM_DIR/logs/$name.log" 2>&1 &
+  platform_track "$name" $!
+  platform_wait_for "$name on port $port (log: $PLATFORM_DIR/logs/$name.log)" 120 \
+      platform_http_ok "http://127.0.0.1:$port/actuator/health" || return 1
+  platform_log "$name up on http://127.0.0.1:$port"
+}
+
+# Starts the connector capturing the given tables: platform_start_connector PORT TABLE...
+platform_start_connector() {
+  local port=$1; shift
+  local tables; tables=$(IFS=,; echo "$*")
+  platform_start_app cdc-connector cdc-connector "$port" 512m \
+      --cdc.connector.database.host=127.0.0.1 \
+      --cdc.connector.database.port="$MARIADB_PORT" \
+      --cdc.connector.database.user="$MARIADB_CONNECTOR_USER" \
+      --cdc.connector.database.password="$MARIADB_CONNECTOR_PASSWORD" \
+      --cdc.connector.tables="$tables" \
+      --cdc.connector.topic-prefix="$TOPIC_PREFIX" \
+      --cdc.connector.kafka.bootstrap-servers="$KAFKA_BOOTSTRAP_SERVERS"
+}
+
+# Stops everything this library started, newest first: SIGTERM, then SIGKILL after 20 s.
+platform_stop_all() {
+  local pids_file="$PLATFORM_DIR/pids"
+  [ -f "$pids_file" ] || return 0
+  tac "$pids_file" | while read -r pid name; do
+    if kill -0 "$pid" 2>/dev/null; then
+      platform_log "stopping $name (pid $pid)"
+      kill "$pid" 2>/dev/null
+      for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+      kill -9 "$pid" 2>/dev/null || true
+    fi
+  done
+  rm -f "$pids_file"
+}

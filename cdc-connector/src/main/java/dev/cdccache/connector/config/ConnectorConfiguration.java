@@ -1,0 +1,98 @@
+package dev.cdccache.connector.config;
+
+import dev.cdccache.connector.engine.ChangeEventEngine;
+import dev.cdccache.connector.engine.EngineFailedEvent;
+import dev.cdccache.connector.export.ConnectConfigExporter;
+import dev.cdccache.connector.health.DatabaseHealthIndicator;
+import dev.cdccache.connector.health.EngineHealthIndicator;
+import dev.cdccache.connector.health.KafkaHealthIndicator;
+import dev.cdccache.connector.kafka.KafkaClients;
+import dev.cdccache.connector.metrics.PublishMetrics;
+import dev.cdccache.connector.publish.ChangeEventSerializer;
+import dev.cdccache.connector.publish.KafkaChangePublisher;
+import dev.cdccache.connector.startup.DatabaseCheck;
+import dev.cdccache.connector.startup.KafkaClusterCheck;
+import dev.cdccache.connector.startup.TopicProvisioner;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.ApplicationRunner;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Wires the connector from {@link ConnectorProperties}. */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(ConnectorProperties.class)
+class ConnectorConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(ConnectorConfiguration.class);
+
+    @Bean
+    DebeziumSettings debeziumSettings(ConnectorProperties properties) {
+        log.info("CDC connector settings: {}", properties); // masked: see ConnectorProperties#toString
+        return new DebeziumSettings(properties);
+    }
+
+    @Bean(destroyMethod = "close")
+    KafkaClients kafkaClients(ConnectorProperties properties) {
+        return new KafkaClients(properties.getKafka(), properties.getName());
+    }
+
+    @Bean
+    @ConditionalOnProperty(prefix = ConnectorProperties.PREFIX, name = "export-connect-config", havingValue = "true")
+    ApplicationRunner connectConfigExport(DebeziumSettings settings) {
+        return args -> System.out.println(new ConnectConfigExporter(settings).toJson());
+    }
+
+    /** Everything that streams; absent when only exporting the configuration. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(prefix = ConnectorProperties.PREFIX, name = "export-connect-config", havingValue = "false",
+            matchIfMissing = true)
+    static class Streaming {
+
+        private static final Duration KAFKA_TIMEOUT = Duration.ofSeconds(15);
+
+        @Bean
+        PublishMetrics publishMetrics(MeterRegistry registry, ObjectProvider<ChangeEventEngine> engine) {
+            return new PublishMetrics(registry, () -> engine.getObject().state().code());
+        }
+
+        @Bean
+        KafkaChangePublisher kafkaChangePublisher(KafkaClients clients, PublishMetrics metrics, ConnectorProperties properties) {
+            return new KafkaChangePublisher(clients::producer, new ChangeEventSerializer(), metrics,
+                    properties.getTopicPrefix(), Clock.systemUTC());
+        }
+
+        @Bean
+        ChangeEventEngine changeEventEngine(ConnectorProperties properties, DebeziumSettings settings, KafkaClients clients,
+                KafkaChangePublisher publisher, ApplicationEventPublisher events) {
+            DatabaseCheck databaseCheck = new DatabaseCheck(properties.getDatabase(), settings.dataTables(), settings.heartbeatTable());
+            KafkaClusterCheck kafkaCheck = new KafkaClusterCheck(clients.admin(), properties.getKafka().getBootstrapServers(), KAFKA_TIMEOUT);
+            TopicProvisioner topics = new TopicProvisioner(clients.admin(), properties.getTopicPartitions(),
+                    (short) properties.getTopicReplicationFactor(), KAFKA_TIMEOUT);
+            return new ChangeEventEngine(settings, properties.getTopicPrefix(), databaseCheck, kafkaCheck, topics, publisher,
+                    error -> events.publishEvent(new EngineFailedEvent(settings, error)));
+        }
+
+        @Bean
+        EngineHealthIndicator engineHealthIndicator(ChangeEventEngine engine, PublishMetrics metrics) {
+            return new EngineHealthIndicator(engine, metrics);
+        }
+
+        @Bean
+        DatabaseHealthIndicator databaseHealthIndicator(ConnectorProperties properties) {
+            return new DatabaseHealthIndicator(properties.getDatabase());
+        }
+
+        @Bean
+        KafkaHealthIndicator kafkaHealthIndicator(KafkaClients clients, ConnectorProperties properties) {
+            return new KafkaHealthIndicator(clients, properties.getKafka().getBootstrapServers());
+        }
+    }
+}

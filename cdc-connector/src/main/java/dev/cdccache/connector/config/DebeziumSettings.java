@@ -1,0 +1,214 @@
+package dev.cdccache.connector.config;
+
+import dev.cdccache.connector.config.ConnectorProperties.Flavor;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * Translates {@link ConnectorProperties} into Debezium connector properties: once for the embedded
+ * engine ({@link #engineProperties()}) and once as a Kafka Connect connector configuration
+ * ({@link #connectConfig()}). Both share {@link #connectorProperties()}, so the two deployments run
+ * the identical connector and produce identical events.
+ */
+public final class DebeziumSettings {
+
+    /** Topic prefix of Debezium's own heartbeat records (they carry only a binlog position). */
+    public static final String HEARTBEAT_TOPIC_PREFIX = "__debezium-heartbeat";
+
+    /** Environment variable the exported Kafka Connect configuration reads the password from. */
+    public static final String PASSWORD_ENV_VARIABLE = "CDC_CONNECTOR_DATABASE_PASSWORD";
+
+    static final String MARIADB_CONNECTOR = "io.debezium.connector.mariadb.MariaDbConnector";
+    static final String MYSQL_CONNECTOR = "io.debezium.connector.mysql.MySqlConnector";
+    static final String KAFKA_OFFSET_STORE = "dev.cdccache.connector.engine.KafkaTopicOffsetStore";
+    static final String FILE_OFFSET_STORE = "org.apache.kafka.connect.storage.FileOffsetBackingStore";
+    static final String KAFKA_SCHEMA_HISTORY = "io.debezium.storage.kafka.history.KafkaSchemaHistory";
+    static final String JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter";
+
+    private final ConnectorProperties properties;
+
+    public DebeziumSettings(ConnectorProperties properties) {
+        this.properties = properties;
+    }
+
+    /** The configured tables, in order, without the heartbeat table. */
+    public List<CapturedTable> dataTables() {
+        return properties.getTables().stream().map(CapturedTable::parse).distinct().toList();
+    }
+
+    /** The heartbeat table, when heartbeats are enabled. */
+    public Optional<CapturedTable> heartbeatTable() {
+        return properties.getHeartbeat().isEnabled()
+                ? Optional.of(CapturedTable.parse(properties.getHeartbeat().getTable()))
+                : Optional.empty();
+    }
+
+    /** Every table the connector captures: the data tables and the heartbeat table. */
+    public List<CapturedTable> capturedTables() {
+        Set<CapturedTable> all = new LinkedHashSet<>(dataTables());
+        heartbeatTable().ifPresent(all::add);
+        return List.copyOf(all);
+    }
+
+    /** The change topic of every captured table. */
+    public List<String> changeTopics() {
+        return capturedTables().stream().map(t -> t.topic(properties.getTopicPrefix())).toList();
+    }
+
+    /** Topic holding the engine's binlog positions. */
+    public String offsetsTopic() {
+        return properties.getName() + ".offsets";
+    }
+
+    /** Topic holding the captured tables' DDL history. */
+    public String schemaHistoryTopic() {
+        return properties.getName() + ".schema-history";
+    }
+
+    /** Topic Debezium's own heartbeat records are addressed to. */
+    public String debeziumHeartbeatTopic() {
+        return HEARTBEAT_TOPIC_PREFIX + "." + properties.getTopicPrefix();
+    }
+
+    /** Replication client id: the configured one, else one derived from the connector name (stable across restarts). */
+    public long serverId() {
+        Long configured = properties.getDatabase().getServerId();
+        return configured != null ? configured : 100_000L + Math.floorMod(properties.getName().hashCode(), 1_000_000_000);
+    }
+
+    /** The statement the connector runs every heartbeat interval. */
+    public String heartbeatActionQuery() {
+        return "INSERT INTO " + properties.getHeartbeat().getTable()
+                + " (id, ts) VALUES (1, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE ts = VALUES(ts)";
+    }
+
+    /** The Debezium connector class for the configured flavor. */
+    public String connectorClass() {
+        return properties.getDatabase().getFlavor() == Flavor.MYSQL ? MYSQL_CONNECTOR : MARIADB_CONNECTOR;
+    }
+
+    /**
+     * Connector properties shared by the embedded engine and Kafka Connect (no offset store, no
+     * converters, the password as configured).
+     */
+    public Map<String, String> connectorProperties() {
+        ConnectorProperties p = properties;
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("connector.class", connectorClass());
+        c.put("database.hostname", p.getDatabase().getHost());
+        c.put("database.port", Integer.toString(p.getDatabase().getPort()));
+        c.put("database.user", p.getDatabase().getUser());
+        c.put("database.password", p.getDatabase().getPassword());
+        c.put("database.server.id", Long.toString(serverId()));
+        c.put("topic.prefix", p.getTopicPrefix());
+        c.put("database.include.list", capturedTables().stream()
+                .map(t -> CapturedTable.escapeRegex(t.database())).distinct().collect(Collectors.joining(",")));
+        c.put("table.include.list", capturedTables().stream()
+                .map(CapturedTable::includeListPattern).collect(Collectors.joining(",")));
+        putColumnList(c, "column.include.list", p.getColumns().getInclude());
+        putColumnList(c, "column.exclude.list", p.getColumns().getExclude());
+        putColumnList(c, "column.mask.with.8.chars", p.getColumns().getMask());
+        c.put("snapshot.mode", p.getSnapshotMode());
+        c.put("schema.history.internal", KAFKA_SCHEMA_HISTORY);
+        c.put("schema.history.internal.kafka.bootstrap.servers", p.getKafka().getBootstrapServers());
+        c.put("schema.history.internal.kafka.topic", schemaHistoryTopic());
+        // Only the captured databases' DDL: keeps start-up fast on servers with many schemas.
+        c.put("schema.history.internal.store.only.captured.databases.ddl", "true");
+        p.getKafka().getProperties().forEach((k, v) -> {
+            c.put("schema.history.internal.producer." + k, v);
+            c.put("schema.history.internal.consumer." + k, v);
+        });
+        // The contract: per-table topics only (DDL lives in the schema-history topic).
+        c.put("include.schema.changes", "false");
+        c.put("tombstones.on.delete", "true");
+        c.put("skipped.operations", "none");
+        c.put("decimal.handling.mode", "string");
+        if (p.getHeartbeat().isEnabled()) {
+            c.put("heartbeat.interval.ms", Long.toString(p.getHeartbeat().getInterval().toMillis()));
+            c.put("heartbeat.action.query", heartbeatActionQuery());
+            c.put("topic.heartbeat.prefix", HEARTBEAT_TOPIC_PREFIX);
+        }
+        c.put("poll.interval.ms", Long.toString(Math.max(1, p.getPollInterval().toMillis())));
+        c.put("max.batch.size", Integer.toString(p.getMaxBatchSize()));
+        c.put("max.queue.size", Integer.toString(Math.max(p.getMaxQueueSize(), p.getMaxBatchSize() + 1)));
+        c.putAll(p.getDebezium());
+        return c;
+    }
+
+    /** Properties for {@code DebeziumEngine.create(Connect.class).using(...)}. */
+    public Properties engineProperties() {
+        ConnectorProperties p = properties;
+        Properties e = new Properties();
+        e.put("name", p.getName());
+        e.putAll(connectorProperties());
+        // The offset store's own Kafka clients read these top-level settings.
+        e.put("bootstrap.servers", p.getKafka().getBootstrapServers());
+        p.getKafka().getProperties().forEach(e::put);
+        switch (p.getOffsets().getStore()) {
+            case KAFKA -> {
+                e.put("offset.storage", KAFKA_OFFSET_STORE);
+                e.put("offset.storage.topic", offsetsTopic());
+                e.put("offset.storage.partitions", "1");
+                e.put("offset.storage.replication.factor", Integer.toString(p.getTopicReplicationFactor()));
+            }
+            case FILE -> {
+                e.put("offset.storage", FILE_OFFSET_STORE);
+                e.put("offset.storage.file.filename", p.getOffsets().getFile().toString());
+            }
+        }
+        e.put("offset.flush.interval.ms", Long.toString(p.getOffsets().getFlushInterval().toMillis()));
+        return e;
+    }
+
+    /**
+     * The same connector as a Kafka Connect configuration, the body of {@code POST /connectors}.
+     * The password is a {@code ${env:...}} reference resolved by the worker's
+     * {@code EnvVarConfigProvider}, so the export never contains the secret.
+     */
+    public Map<String, Object> connectConfig() {
+        Map<String, String> config = new LinkedHashMap<>(connectorProperties());
+        config.put("database.password", "${env:" + PASSWORD_ENV_VARIABLE + "}");
+        config.put("tasks.max", "1");
+        config.put("key.converter", JSON_CONVERTER);
+        config.put("key.converter.schemas.enable", "false");
+        config.put("value.converter", JSON_CONVERTER);
+        config.put("value.converter.schemas.enable", "false");
+        config.put("topic.creation.default.partitions", Integer.toString(properties.getTopicPartitions()));
+        config.put("topic.creation.default.replication.factor", Integer.toString(properties.getTopicReplicationFactor()));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("name", properties.getName());
+        body.put("config", config);
+        return body;
+    }
+
+    /** Engine properties with secrets replaced, for logs. */
+    public Map<String, String> maskedEngineProperties() {
+        Map<String, String> masked = new TreeMap<>();
+        engineProperties().forEach((k, v) -> masked.put(k.toString(), isSecret(k.toString()) ? "******" : v.toString()));
+        return masked;
+    }
+
+    /** Whether a property name denotes a secret (password, sasl.jaas.config, keys). */
+    public static boolean isSecret(String key) {
+        String k = key.toLowerCase(Locale.ROOT);
+        return k.contains("password") || k.contains("jaas") || k.contains("secret") || k.endsWith(".key")
+                || k.contains("credentials");
+    }
+
+    private static void putColumnList(Map<String, String> config, String key, List<String> columns) {
+        if (!columns.isEmpty()) {
+            List<String> escaped = new ArrayList<>();
+            columns.forEach(c -> escaped.add(CapturedTable.escapeRegex(c.trim())));
+            config.put(key, String.join(",", escaped));
+        }
+    }
+}

@@ -1,0 +1,250 @@
+package dev.cdccache.connector.startup;
+
+import dev.cdccache.connector.config.CapturedTable;
+import dev.cdccache.connector.config.ConnectorProperties.Flavor;
+import dev.cdccache.connector.config.ConnectorProperties;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checks, before the engine starts, what Debezium would otherwise report late or cryptically: the
+ * database is reachable with the configured credentials, the binlog is on in ROW format with full
+ * row images, the user holds the replication privileges, and every captured table exists.
+ */
+public final class DatabaseCheck {
+
+    private static final Logger log = LoggerFactory.getLogger(DatabaseCheck.class);
+    private static final int ACCESS_DENIED = 1045;
+    private static final Pattern GRANT_LINE = Pattern.compile("^GRANT (.+?) ON (\\S+) TO .*$", Pattern.CASE_INSENSITIVE);
+
+    private final ConnectorProperties.Database database;
+    private final List<CapturedTable> dataTables;
+    private final Optional<CapturedTable> heartbeatTable;
+
+    public DatabaseCheck(ConnectorProperties.Database database, List<CapturedTable> dataTables,
+            Optional<CapturedTable> heartbeatTable) {
+        this.database = database;
+        this.dataTables = dataTables;
+        this.heartbeatTable = heartbeatTable;
+    }
+
+    /** JDBC URL of the configured server (no database selected). */
+    public static String jdbcUrl(ConnectorProperties.Database database) {
+        return database.getFlavor() == Flavor.MYSQL
+                ? "jdbc:mysql://" + database.getHost() + ":" + database.getPort()
+                        + "/?connectTimeout=5000&socketTimeout=10000&allowPublicKeyRetrieval=true"
+                : "jdbc:mariadb://" + database.getHost() + ":" + database.getPort()
+                        + "/?connectTimeout=5000&socketTimeout=10000";
+    }
+
+    /** Opens a connection as the configured user, translating the usual failures into fixes. */
+    public static Connection connect(ConnectorProperties.Database database) {
+        Properties credentials = new Properties();
+        credentials.setProperty("user", database.getUser());
+        credentials.setProperty("password", database.getPassword());
+        try {
+            return DriverManager.getConnection(jdbcUrl(database), credentials);
+        } catch (SQLException e) {
+            String where = database.getHost() + ":" + database.getPort();
+            if (e.getErrorCode() == ACCESS_DENIED) {
+                throw new StartupCheckException("The database at " + where + " refused user '" + database.getUser()
+                        + "': access denied (wrong password, or the user does not exist for this host).",
+                        "Check cdc.connector.database.user and cdc.connector.database.password, and that the user may"
+                                + " connect from this host (CREATE USER 'name'@'%' ...).", e);
+            }
+            throw new StartupCheckException("Cannot connect to the database at " + where + " as '" + database.getUser()
+                    + "': " + e.getMessage(),
+                    "Check cdc.connector.database.host and cdc.connector.database.port, that the server runs and"
+                            + " accepts TCP connections from this host (bind-address, firewall).", e);
+        }
+    }
+
+    /**
+     * Runs every check.
+     *
+     * @throws StartupCheckException on the first problem, with the fix
+     */
+    public void verify() {
+        try (Connection connection = connect(database)) {
+            verifyBinlog(connection);
+            verifyPrivileges(connection);
+            verifyTablesExist(connection);
+        } catch (SQLException e) {
+            throw new StartupCheckException("Checking the database failed: " + e.getMessage(),
+                    "Check that the user cdc.connector.database.user may run SHOW VARIABLES and SHOW GRANTS.", e);
+        }
+    }
+
+    void verifyBinlog(Connection connection) throws SQLException {
+        Map<String, String> variables = new HashMap<>();
+        try (Statement statement = connection.createStatement()) {
+            for (String name : List.of("log_bin", "binlog_format", "binlog_row_image")) {
+                try (ResultSet rs = statement.executeQuery("SHOW GLOBAL VARIABLES LIKE '" + name + "'")) {
+                    if (rs.next()) {
+                        variables.put(name, rs.getString(2));
+                    }
+                }
+            }
+        }
+        String logBin = variables.getOrDefault("log_bin", "OFF");
+        if (!"ON".equalsIgnoreCase(logBin) && !"1".equals(logBin)) {
+            throw new StartupCheckException("The binary log is off on " + where() + " (log_bin=" + logBin + ").",
+                    "Enable it in the server's configuration and restart the server: log-bin=mysql-bin,"
+                            + " binlog_format=ROW, binlog_row_image=FULL, server_id=<unique number>.");
+        }
+        String format = variables.getOrDefault("binlog_format", "?");
+        if (!"ROW".equalsIgnoreCase(format)) {
+            throw new StartupCheckException("binlog_format is " + format + " on " + where() + "; change data capture needs ROW.",
+                    "Set binlog_format=ROW in the server's configuration (or SET GLOBAL binlog_format='ROW' and reconnect"
+                            + " the writers) and restart the server.");
+        }
+        String rowImage = variables.getOrDefault("binlog_row_image", "FULL");
+        if (!"FULL".equalsIgnoreCase(rowImage)) {
+            throw new StartupCheckException("binlog_row_image is " + rowImage + " on " + where()
+                    + "; events would lack the before/after values of unchanged columns.",
+                    "Set binlog_row_image=FULL in the server's configuration and restart the server.");
+        }
+    }
+
+    void verifyPrivileges(Connection connection) throws SQLException {
+        Grants grants = new Grants();
+        try (Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SHOW GRANTS")) {
+            while (rs.next()) {
+                grants.add(rs.getString(1)); // never logged: the line carries the password hash
+            }
+        }
+        List<String> missing = new ArrayList<>();
+        if (!grants.hasGlobal("REPLICATION SLAVE", "REPLICATION REPLICA")) {
+            missing.add("REPLICATION SLAVE ON *.*");
+        }
+        if (!grants.hasGlobal("REPLICATION CLIENT", "BINLOG MONITOR", "SUPER")) {
+            missing.add("REPLICATION CLIENT ON *.*");
+        }
+        for (CapturedTable table : dataTables) {
+            if (!grants.hasOn(table, "SELECT")) {
+                missing.add("SELECT ON " + table.qualifiedName());
+            }
+        }
+        if (heartbeatTable.isPresent()) {
+            CapturedTable heartbeat = heartbeatTable.get();
+            for (String privilege : List.of("SELECT", "INSERT", "UPDATE")) {
+                if (!grants.hasOn(heartbeat, privilege)) {
+                    missing.add(privilege + " ON " + heartbeat.qualifiedName() + " (heartbeat table)");
+                }
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new StartupCheckException("User '" + database.getUser() + "' lacks privileges the connector needs on "
+                    + where() + ": " + String.join(", ", missing) + ".",
+                    "As an administrator run: GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT"
+                            + " ON *.* TO '" + database.getUser() + "'@'%'; and for the heartbeat: GRANT INSERT, UPDATE ON "
+                            + heartbeatTable.map(CapturedTable::qualifiedName).orElse("cdc_meta.heartbeat") + " TO '"
+                            + database.getUser() + "'@'%';");
+        }
+        for (String advisable : List.of("RELOAD", "SHOW DATABASES")) {
+            if (!grants.hasGlobal(advisable)) {
+                log.warn("User '{}' lacks {} ON *.*; Debezium's schema snapshot may fall back to slower table locks",
+                        database.getUser(), advisable);
+            }
+        }
+    }
+
+    void verifyTablesExist(Connection connection) throws SQLException {
+        List<String> unknown = new ArrayList<>();
+        try (PreparedStatement query = connection.prepareStatement(
+                "SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?")) {
+            for (CapturedTable table : dataTables) {
+                if (!exists(query, table)) {
+                    unknown.add(table.qualifiedName());
+                }
+            }
+            if (!unknown.isEmpty()) {
+                throw new StartupCheckException("Unknown table(s) in cdc.connector.tables: " + String.join(", ", unknown)
+                        + " (not in information_schema.TABLES on " + where() + " for user '" + database.getUser() + "').",
+                        "Fix the names in cdc.connector.tables (database.table, case as in the database), create the"
+                                + " tables first, or grant the user SELECT on them.");
+            }
+            if (heartbeatTable.isPresent() && !exists(query, heartbeatTable.get())) {
+                String name = heartbeatTable.get().qualifiedName();
+                throw new StartupCheckException("The heartbeat table " + name + " (cdc.connector.heartbeat.table) does not exist on "
+                        + where() + ".",
+                        "Create it: CREATE TABLE " + name + " (id TINYINT PRIMARY KEY, ts DATETIME(6) NOT NULL); or set"
+                                + " cdc.connector.heartbeat.interval=0 to disable heartbeats.");
+            }
+        }
+    }
+
+    private static boolean exists(PreparedStatement query, CapturedTable table) throws SQLException {
+        query.setString(1, table.database());
+        query.setString(2, table.table());
+        try (ResultSet rs = query.executeQuery()) {
+            return rs.next();
+        }
+    }
+
+    private String where() {
+        return database.getHost() + ":" + database.getPort();
+    }
+
+    /** Privileges from {@code SHOW GRANTS} lines, by scope ({@code *.*}, {@code db.*}, {@code db.table}). */
+    static final class Grants {
+        private final Map<String, Set<String>> byScope = new HashMap<>();
+
+        void add(String line) {
+            Matcher m = GRANT_LINE.matcher(line.trim());
+            if (!m.matches()) {
+                return; // role grants, proxy grants
+            }
+            String scope = m.group(2).replace("`", "").replace("\"", "").replace("\\", "").toLowerCase(Locale.ROOT);
+            Set<String> privileges = byScope.computeIfAbsent(scope, s -> new HashSet<>());
+            for (String privilege : m.group(1).split(",")) {
+                String p = privilege.trim().toUpperCase(Locale.ROOT);
+                int column = p.indexOf('(');
+                if (column < 0) { // column-level grants do not cover the table
+                    privileges.add(p);
+                }
+            }
+        }
+
+        boolean hasGlobal(String... anyOf) {
+            return has("*.*", anyOf);
+        }
+
+        boolean hasOn(CapturedTable table, String privilege) {
+            String db = table.database().toLowerCase(Locale.ROOT);
+            return has("*.*", privilege) || has(db + ".*", privilege)
+                    || has(db + "." + table.table().toLowerCase(Locale.ROOT), privilege);
+        }
+
+        private boolean has(String scope, String... anyOf) {
+            Set<String> privileges = byScope.getOrDefault(scope, Set.of());
+            if (privileges.contains("ALL PRIVILEGES") || privileges.contains("ALL")) {
+                return true;
+            }
+            for (String p : anyOf) {
+                if (privileges.contains(p)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+}

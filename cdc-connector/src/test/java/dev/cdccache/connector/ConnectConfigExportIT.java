@@ -1,0 +1,42 @@
+package dev.cdccache.connector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cdccache.infra.process.JavaProcess;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** {@code java -jar cdc-connector-exec.jar --cdc.connector.export-connect-config=true} prints the Connect JSON and exits 0. */
+class ConnectConfigExportIT {
+
+    @Test
+    void runnableJarPrintsTheKafkaConnectConnectorAndExits(@TempDir Path dir) throws Exception {
+        JavaProcess process = JavaProcess.builder("connector-export")
+                .jar(ExecJar.path())
+                .logFile(dir.resolve("export.json"))
+                .jvmArg("-XX:TieredStopAtLevel=1")
+                .arg("--cdc.connector.export-connect-config=true")
+                .arg("--cdc.connector.name=coupons")
+                .arg("--cdc.connector.database.host=db.internal")
+                .arg("--cdc.connector.database.user=cdc")
+                .arg("--cdc.connector.database.password=s3cret")
+                .arg("--cdc.connector.tables=coupon_db.coupon,coupon_db.coupon_attribute")
+                .arg("--cdc.connector.kafka.bootstrap-servers=kafka.internal:9092")
+                .start();
+
+        assertThat(process.waitFor(Duration.ofSeconds(60))).isZero();
+        String output = Files.readString(process.logFile());
+        assertThat(output).doesNotContain("s3cret");
+        JsonNode json = JsonMapper.builder().build().readTree(output);
+        assertThat(json.path("name").asString()).isEqualTo("coupons");
+        assertThat(json.path("config").path("connector.class").asString()).isEqualTo("io.debezium.connector.mariadb.MariaDbConnector");
+        assertThat(json.path("config").path("table.include.list").asString())
+                .isEqualTo("coupon_db\\.coupon,coupon_db\\.coupon_attribute,cdc_meta\\.heartbeat");
+        assertThat(json.path("config").path("database.password").asString()).isEqualTo("${env:CDC_CONNECTOR_DATABASE_PASSWORD}");
+    }
+}

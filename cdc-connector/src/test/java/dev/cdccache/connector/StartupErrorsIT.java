@@ -1,0 +1,121 @@
+package dev.cdccache.connector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.cdccache.connector.startup.StartupCheckException;
+import dev.cdccache.connector.testing.InProcessConnector;
+import dev.cdccache.infra.LocalStack;
+import dev.cdccache.infra.junit.LocalStackExtension;
+import dev.cdccache.infra.mariadb.MariaDbServer;
+import dev.cdccache.infra.process.JavaProcess;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The usual mistakes stop the connector at start-up with a message that says what to fix. */
+@ExtendWith(LocalStackExtension.class)
+class StartupErrorsIT {
+
+    private static final String DB = "errors_db";
+
+    private static Map<String, String> settings(LocalStack stack, String name) {
+        stack.mariaDb().createDatabase(DB);
+        stack.mariaDb().execute(DB, "CREATE TABLE IF NOT EXISTS present (id INT PRIMARY KEY)");
+        return new java.util.LinkedHashMap<>(InProcessConnector.settings(stack, name, name, List.of(DB + ".present")));
+    }
+
+    private static StartupCheckException startupFailure(Map<String, String> settings) {
+        Throwable failure = catchThrowable(() -> InProcessConnector.run(settings).close());
+        assertThat(failure).as("start-up must fail").isNotNull();
+        Throwable cause = failure;
+        while (cause != null && !(cause instanceof StartupCheckException)) {
+            cause = cause.getCause();
+        }
+        assertThat(cause).as("a StartupCheckException in %s", failure).isInstanceOf(StartupCheckException.class);
+        return (StartupCheckException) cause;
+    }
+
+    @Test
+    void wrongPasswordFailsNamingTheSettings(LocalStack stack) {
+        Map<String, String> settings = settings(stack, "wrong-password");
+        settings.put("cdc.connector.database.password", "not-the-password");
+
+        StartupCheckException failure = startupFailure(settings);
+        assertThat(failure.getMessage()).contains("refused user 'cdc_connector'").contains("access denied");
+        assertThat(failure.fix()).contains("cdc.connector.database.password");
+        assertThat(failure.getMessage() + failure.fix()).doesNotContain("not-the-password");
+    }
+
+    @Test
+    void unknownTableInTheCaptureListFailsNamingTheTable(LocalStack stack) {
+        Map<String, String> settings = settings(stack, "unknown-table");
+        settings.put("cdc.connector.tables[1]", DB + ".missing_table");
+
+        StartupCheckException failure = startupFailure(settings);
+        assertThat(failure.getMessage()).contains("Unknown table(s) in cdc.connector.tables: errors_db.missing_table");
+        assertThat(failure.getMessage()).doesNotContain("errors_db.present");
+    }
+
+    @Test
+    void missingReplicationPrivilegesFailWithTheGrantToRun(LocalStack stack) {
+        Map<String, String> settings = settings(stack, "no-privileges");
+        stack.mariaDb().execute(null, "CREATE USER IF NOT EXISTS 'plain_reader'@'%' IDENTIFIED BY 'reader-pw'",
+                "GRANT SELECT ON errors_db.* TO 'plain_reader'@'%'");
+        settings.put("cdc.connector.database.user", "plain_reader");
+        settings.put("cdc.connector.database.password", "reader-pw");
+
+        StartupCheckException failure = startupFailure(settings);
+        assertThat(failure.getMessage()).contains("lacks privileges").contains("REPLICATION SLAVE ON *.*")
+                .contains("REPLICATION CLIENT ON *.*").contains("INSERT ON cdc_meta.heartbeat");
+        assertThat(failure.fix()).contains("GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT");
+    }
+
+    @Test
+    void binlogOffFailsWithHowToEnableIt(LocalStack stack, @TempDir Path dir) {
+        Map<String, String> settings = settings(stack, "binlog-off");
+        try (MariaDbServer noBinlog = MariaDbServer.builder(dir.resolve("no-binlog")).binlog(false).build().start()) {
+            settings.put("cdc.connector.database.port", Integer.toString(noBinlog.port()));
+            settings.put("cdc.connector.database.user", noBinlog.connectorUser());
+            settings.put("cdc.connector.database.password", noBinlog.connectorPassword());
+
+            StartupCheckException failure = startupFailure(settings);
+            assertThat(failure.getMessage()).contains("binary log is off").contains("log_bin=OFF");
+            assertThat(failure.fix()).contains("log-bin").contains("binlog_format=ROW");
+        }
+    }
+
+    @Test
+    void runnableJarExitsNonZeroPrintingProblemAndFix(LocalStack stack, @TempDir Path dir) {
+        Map<String, String> settings = settings(stack, "exit-code");
+        settings.put("cdc.connector.database.password", "not-the-password");
+        JavaProcess.Builder builder = JavaProcess.builder("connector-wrong-password")
+                .jar(ExecJar.path()).logFile(dir.resolve("connector.log")).jvmArg("-XX:TieredStopAtLevel=1");
+        settings.forEach((k, v) -> builder.arg("--" + k + "=" + v));
+
+        JavaProcess process = builder.start();
+        int exit = process.waitFor(Duration.ofSeconds(60));
+
+        assertThat(exit).isEqualTo(1);
+        String log = process.tail(60);
+        assertThat(log).contains("CDC connector cannot start: The database at").contains("access denied")
+                .contains("Action:").contains("cdc.connector.database.password")
+                .doesNotContain("not-the-password");
+    }
+
+    @Test
+    void unknownSettingFailsStartUpNamingTheSetting(LocalStack stack) {
+        Map<String, String> settings = settings(stack, "typo");
+        settings.put("cdc.connector.topic-partitons", "6");
+
+        Throwable failure = catchThrowable(() -> InProcessConnector.run(settings).close());
+
+        assertThat(failure).isNotNull();
+        assertThat(org.assertj.core.util.Throwables.getRootCause(failure))
+                .hasMessageContaining("cdc.connector.topic-partitons");
+    }
+}

@@ -1,0 +1,108 @@
+package dev.cdccache.connector.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+
+class ConnectorPropertiesTest {
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableConfigurationProperties(ConnectorProperties.class)
+    static class Binding {
+    }
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withUserConfiguration(Binding.class)
+            .withPropertyValues(
+                    "cdc.connector.database.host=db.internal",
+                    "cdc.connector.database.user=cdc",
+                    "cdc.connector.database.password=s3cret",
+                    "cdc.connector.tables[0]=coupon_db.coupon",
+                    "cdc.connector.kafka.bootstrap-servers=kafka:9092");
+
+    @Test
+    void bindsTheDocumentedSettingsWithLatencyTunedDefaults() {
+        runner.withPropertyValues("cdc.connector.database.flavor=mysql", "cdc.connector.kafka.properties.security.protocol=SASL_SSL",
+                "cdc.connector.heartbeat.interval=2s", "cdc.connector.offsets.store=file")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    ConnectorProperties p = context.getBean(ConnectorProperties.class);
+                    assertThat(p.getDatabase().getFlavor()).isEqualTo(ConnectorProperties.Flavor.MYSQL);
+                    assertThat(p.getKafka().getProperties()).containsEntry("security.protocol", "SASL_SSL");
+                    assertThat(p.getHeartbeat().getInterval()).isEqualTo(Duration.ofSeconds(2));
+                    assertThat(p.getOffsets().getStore()).isEqualTo(ConnectorProperties.OffsetStore.FILE);
+                    assertThat(p.getPollInterval()).isEqualTo(Duration.ofMillis(5));
+                    assertThat(p.getTopicPartitions()).isEqualTo(3);
+                    assertThat(p.getSnapshotMode()).isEqualTo("no_data");
+                });
+    }
+
+    @Test
+    void unknownSettingFailsStartUpNamingTheSetting() {
+        runner.withPropertyValues("cdc.connector.topic-partitons=6").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(analysisOf(context.getStartupFailure())).contains("cdc.connector.topic-partitons");
+        });
+    }
+
+    @Test
+    void missingRequiredSettingFailsStartUpNamingTheSetting() {
+        new ApplicationContextRunner().withUserConfiguration(Binding.class)
+                .withPropertyValues("cdc.connector.database.user=cdc", "cdc.connector.database.password=x",
+                        "cdc.connector.tables[0]=coupon_db.coupon", "cdc.connector.kafka.bootstrap-servers=kafka:9092")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(analysisOf(context.getStartupFailure())).contains("cdc.connector.database.host");
+                });
+    }
+
+    @Test
+    void tableWithoutDatabaseIsRejectedNamingTheSetting() {
+        runner.withPropertyValues("cdc.connector.tables[0]=coupon").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(analysisOf(context.getStartupFailure())).contains("cdc.connector.tables[0]").contains("database.table");
+        });
+    }
+
+    @Test
+    void emptyCaptureListIsRejected() {
+        new ApplicationContextRunner().withUserConfiguration(Binding.class)
+                .withPropertyValues("cdc.connector.database.host=h", "cdc.connector.database.user=cdc",
+                        "cdc.connector.database.password=x", "cdc.connector.kafka.bootstrap-servers=kafka:9092")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(analysisOf(context.getStartupFailure())).contains("cdc.connector.tables");
+                });
+    }
+
+    @Test
+    void passwordNeverAppearsInTheSettingsDump() {
+        runner.run(context -> assertThat(context.getBean(ConnectorProperties.class).toString())
+                .contains("db.internal").doesNotContain("s3cret"));
+    }
+
+    /** What Spring Boot prints when start-up fails: the first failure analysis that applies. */
+    private static String analysisOf(Throwable failure) {
+        SpringFactoriesLoader.ArgumentResolver arguments = SpringFactoriesLoader.ArgumentResolver
+                .of(BeanFactory.class, new DefaultListableBeanFactory())
+                .and(Environment.class, new StandardEnvironment());
+        for (FailureAnalyzer analyzer : SpringFactoriesLoader.forDefaultResourceLocation().load(FailureAnalyzer.class, arguments)) {
+            FailureAnalysis analysis = analyzer.analyze(failure);
+            if (analysis != null) {
+                return analysis.getDescription() + "\n" + analysis.getAction();
+            }
+        }
+        return String.valueOf(failure);
+    }
+}

@@ -1,0 +1,142 @@
+package dev.cdccache.connector.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+class DebeziumSettingsTest {
+
+    private static ConnectorProperties properties() {
+        ConnectorProperties p = new ConnectorProperties();
+        p.setName("coupons");
+        p.getDatabase().setHost("db.internal");
+        p.getDatabase().setPort(3307);
+        p.getDatabase().setUser("cdc");
+        p.getDatabase().setPassword("s3cret");
+        p.setTables(List.of("coupon_db.coupon", "coupon_db.coupon_attribute"));
+        p.setTopicPrefix("cdc");
+        p.getKafka().setBootstrapServers("kafka:9092");
+        return p;
+    }
+
+    @Test
+    void topicOfATableIsPrefixDatabaseTable() {
+        assertThat(CapturedTable.parse("coupon_db.coupon").topic("cdc")).isEqualTo("cdc.coupon_db.coupon");
+        assertThat(new DebeziumSettings(properties()).changeTopics())
+                .containsExactly("cdc.coupon_db.coupon", "cdc.coupon_db.coupon_attribute", "cdc.cdc_meta.heartbeat");
+    }
+
+    @Test
+    void tableNamesMustHaveExactlyADatabaseAndATable() {
+        assertThatThrownBy(() -> CapturedTable.parse("coupon")).hasMessageContaining("database.table");
+        assertThatThrownBy(() -> CapturedTable.parse("a.b.c")).hasMessageContaining("database.table");
+    }
+
+    @Test
+    void includeListMatchesExactlyTheNamedTablesAndTheHeartbeatTable() {
+        Map<String, String> c = new DebeziumSettings(properties()).connectorProperties();
+        assertThat(c.get("table.include.list"))
+                .isEqualTo("coupon_db\\.coupon,coupon_db\\.coupon_attribute,cdc_meta\\.heartbeat");
+        assertThat(c.get("database.include.list")).isEqualTo("coupon_db,cdc_meta");
+        assertThat("coupon_db.coupon").matches(c.get("table.include.list").split(",")[0]);
+        assertThat("coupon_dbXcoupon").doesNotMatch(c.get("table.include.list").split(",")[0]);
+    }
+
+    @Test
+    void eventContractSettingsAreFixed() {
+        Map<String, String> c = new DebeziumSettings(properties()).connectorProperties();
+        assertThat(c).containsEntry("connector.class", "io.debezium.connector.mariadb.MariaDbConnector")
+                .containsEntry("topic.prefix", "cdc")
+                .containsEntry("tombstones.on.delete", "true")
+                .containsEntry("skipped.operations", "none")
+                .containsEntry("decimal.handling.mode", "string")
+                .containsEntry("snapshot.mode", "no_data")
+                .containsEntry("include.schema.changes", "false")
+                .containsEntry("schema.history.internal", "io.debezium.storage.kafka.history.KafkaSchemaHistory")
+                .containsEntry("schema.history.internal.kafka.topic", "coupons.schema-history")
+                .containsEntry("heartbeat.interval.ms", "1000")
+                .containsEntry("heartbeat.action.query",
+                        "INSERT INTO cdc_meta.heartbeat (id, ts) VALUES (1, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE ts = VALUES(ts)")
+                .containsEntry("poll.interval.ms", "5")
+                .containsEntry("max.batch.size", "2048")
+                .containsEntry("max.queue.size", "8192");
+    }
+
+    @Test
+    void mysqlFlavorUsesTheMySqlConnector() {
+        ConnectorProperties p = properties();
+        p.getDatabase().setFlavor(ConnectorProperties.Flavor.MYSQL);
+        assertThat(new DebeziumSettings(p).connectorClass()).isEqualTo("io.debezium.connector.mysql.MySqlConnector");
+    }
+
+    @Test
+    void offsetsGoToAKafkaTopicNamedAfterTheConnectorByDefault() {
+        Properties e = new DebeziumSettings(properties()).engineProperties();
+        assertThat(e).containsEntry("name", "coupons")
+                .containsEntry("offset.storage", "dev.cdccache.connector.engine.KafkaTopicOffsetStore")
+                .containsEntry("offset.storage.topic", "coupons.offsets")
+                .containsEntry("bootstrap.servers", "kafka:9092")
+                .containsEntry("offset.flush.interval.ms", "1000");
+    }
+
+    @Test
+    void fileOffsetStoreIsSelectable() {
+        ConnectorProperties p = properties();
+        p.getOffsets().setStore(ConnectorProperties.OffsetStore.FILE);
+        p.getOffsets().setFile(Path.of("/var/lib/cdc/offsets.dat"));
+        assertThat(new DebeziumSettings(p).engineProperties())
+                .containsEntry("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore")
+                .containsEntry("offset.storage.file.filename", "/var/lib/cdc/offsets.dat");
+    }
+
+    @Test
+    void disabledHeartbeatLeavesTheHeartbeatTableOut() {
+        ConnectorProperties p = properties();
+        p.getHeartbeat().setInterval(Duration.ZERO);
+        DebeziumSettings settings = new DebeziumSettings(p);
+        assertThat(settings.changeTopics()).doesNotContain("cdc.cdc_meta.heartbeat");
+        assertThat(settings.connectorProperties()).doesNotContainKey("heartbeat.action.query");
+    }
+
+    @Test
+    void serverIdIsStableForAName() {
+        assertThat(new DebeziumSettings(properties()).serverId()).isEqualTo(new DebeziumSettings(properties()).serverId());
+        ConnectorProperties p = properties();
+        p.getDatabase().setServerId(4242L);
+        assertThat(new DebeziumSettings(p).serverId()).isEqualTo(4242L);
+    }
+
+    @Test
+    void columnListsAreLiteralNames() {
+        ConnectorProperties p = properties();
+        p.getColumns().setExclude(List.of("coupon_db.coupon.owner_email"));
+        p.getColumns().setMask(List.of("coupon_db.coupon.code"));
+        assertThat(new DebeziumSettings(p).connectorProperties())
+                .containsEntry("column.exclude.list", "coupon_db\\.coupon\\.owner_email")
+                .containsEntry("column.mask.with.8.chars", "coupon_db\\.coupon\\.code");
+    }
+
+    @Test
+    void kafkaClientPropertiesReachTheSchemaHistoryClientsAndTheOffsetStore() {
+        ConnectorProperties p = properties();
+        p.getKafka().getProperties().put("security.protocol", "SSL");
+        DebeziumSettings settings = new DebeziumSettings(p);
+        assertThat(settings.connectorProperties())
+                .containsEntry("schema.history.internal.producer.security.protocol", "SSL")
+                .containsEntry("schema.history.internal.consumer.security.protocol", "SSL");
+        assertThat(settings.engineProperties()).containsEntry("security.protocol", "SSL");
+    }
+
+    @Test
+    void maskedEnginePropertiesHideThePassword() {
+        assertThat(new DebeziumSettings(properties()).maskedEngineProperties())
+                .containsEntry("database.password", "******")
+                .doesNotContainValue("s3cret");
+    }
+}

@@ -1,0 +1,177 @@
+package dev.cdccache.connector.publish;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cdccache.connector.metrics.PublishMetrics;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The at-least-once step: a batch's positions reach the engine's committer only after Kafka
+ * acknowledged every event of the batch, and never when an event was rejected.
+ */
+class KafkaChangePublisherTest {
+
+    private static final Schema KEY = SchemaBuilder.struct().field("id", Schema.INT64_SCHEMA).build();
+    private static final Schema SOURCE = SchemaBuilder.struct().field("ts_ms", Schema.INT64_SCHEMA).build();
+    private static final Schema VALUE = SchemaBuilder.struct()
+            .field("after", SchemaBuilder.struct().field("id", Schema.INT64_SCHEMA).optional().build())
+            .field("source", SOURCE).field("op", Schema.STRING_SCHEMA).build();
+
+    /** A producer whose sends complete only when the test says so (flush does not force them). */
+    private static final class ManualProducer extends MockProducer<byte[], byte[]> {
+        ManualProducer() {
+            super(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+        }
+
+        @Override
+        public synchronized void flush() {
+        }
+    }
+
+    private static final class RecordingCommitter implements DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> {
+        final List<String> calls = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void markProcessed(RecordChangeEvent<SourceRecord> record) {
+            calls.add("processed:" + record.record().topic() + ":" + ((Struct) record.record().key()).getInt64("id"));
+        }
+
+        @Override
+        public void markBatchFinished() {
+            calls.add("batchFinished");
+        }
+
+        @Override
+        public void markProcessed(RecordChangeEvent<SourceRecord> record, DebeziumEngine.Offsets offsets) {
+            markProcessed(record);
+        }
+
+        @Override
+        public DebeziumEngine.Offsets buildOffsets() {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    private static RecordChangeEvent<SourceRecord> insert(long id) {
+        Struct value = new Struct(VALUE)
+                .put("after", new Struct(VALUE.field("after").schema()).put("id", id))
+                .put("source", new Struct(SOURCE).put("ts_ms", 1_000L))
+                .put("op", "c");
+        SourceRecord record = new SourceRecord(Map.of("server", "cdc"), Map.of("pos", id), "cdc.shop.item", null,
+                KEY, new Struct(KEY).put("id", id), VALUE, value);
+        return () -> record;
+    }
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final PublishMetrics metrics = new PublishMetrics(registry, () -> 2);
+
+    @Test
+    void batchIsMarkedProcessedOnlyAfterKafkaAcknowledgedEveryEvent() throws Exception {
+        ManualProducer producer = new ManualProducer();
+        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer(), metrics,
+                "cdc", Clock.systemUTC());
+        RecordingCommitter committer = new RecordingCommitter();
+
+        CompletableFuture<Void> batch = CompletableFuture.runAsync(() -> {
+            try {
+                publisher.handleBatch(List.of(insert(1), insert(2)), committer);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> producer.history().size() == 2);
+        assertThat(producer.completeNext()).isTrue();
+        // one event acknowledged, one pending: nothing may be marked yet
+        assertThat(batch).isNotDone();
+        assertThat(committer.calls).isEmpty();
+
+        assertThat(producer.completeNext()).isTrue();
+        batch.get();
+        assertThat(committer.calls).containsExactly("processed:cdc.shop.item:1", "processed:cdc.shop.item:2", "batchFinished");
+        assertThat(registry.get("cdc.connector.events.published").tag("table", "shop.item").counter().count()).isEqualTo(2);
+    }
+
+    @Test
+    void rejectedEventLeavesTheWholeBatchUnmarked() throws Exception {
+        ManualProducer producer = new ManualProducer();
+        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer(), metrics,
+                "cdc", Clock.systemUTC());
+        RecordingCommitter committer = new RecordingCommitter();
+
+        CompletableFuture<Void> batch = CompletableFuture.runAsync(() -> {
+            try {
+                publisher.handleBatch(List.of(insert(1), insert(2)), committer);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> producer.history().size() == 2);
+        producer.completeNext();
+        producer.errorNext(new NotEnoughReplicasException("min.insync.replicas not met"));
+
+        await().atMost(Duration.ofSeconds(5)).until(batch::isDone);
+        assertThat(batch).isCompletedExceptionally();
+        assertThat(committer.calls).isEmpty();
+        assertThat(registry.get("cdc.connector.publish.failures").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void keyIsThePrimaryKeyAsJsonAndTheTopicIsTheRecordsTopic() throws Exception {
+        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer(), metrics,
+                "cdc", Clock.systemUTC());
+        publisher.handleBatch(List.of(insert(42)), new RecordingCommitter());
+
+        var sent = producer.history().get(0);
+        assertThat(sent.topic()).isEqualTo("cdc.shop.item");
+        assertThat(sent.partition()).isNull(); // the default partitioner hashes the key
+        assertThat(new String(sent.key(), StandardCharsets.UTF_8)).isEqualTo("{\"id\":42}");
+        assertThat(new String(sent.value(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"after\":{\"id\":42},\"source\":{\"ts_ms\":1000},\"op\":\"c\"}");
+    }
+
+    @Test
+    void tombstoneTravelsAsANullValue() throws Exception {
+        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer(), metrics,
+                "cdc", Clock.systemUTC());
+        SourceRecord tombstone = new SourceRecord(Map.of(), Map.of("pos", 9), "cdc.shop.item", null,
+                KEY, new Struct(KEY).put("id", 7L), null, null);
+        publisher.handleBatch(List.of(() -> tombstone), new RecordingCommitter());
+
+        assertThat(new String(producer.history().get(0).key(), StandardCharsets.UTF_8)).isEqualTo("{\"id\":7}");
+        assertThat(producer.history().get(0).value()).isNull();
+    }
+
+    @Test
+    void debeziumHeartbeatRecordsAreMarkedButNotPublished() throws Exception {
+        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer(), metrics,
+                "cdc", Clock.systemUTC());
+        SourceRecord heartbeat = new SourceRecord(Map.of(), Map.of("pos", 10), "__debezium-heartbeat.cdc", null,
+                KEY, new Struct(KEY).put("id", 0L), null, null);
+        RecordingCommitter committer = new RecordingCommitter();
+        publisher.handleBatch(List.of(() -> heartbeat), committer);
+
+        assertThat(producer.history()).isEmpty();
+        assertThat(committer.calls).containsExactly("processed:__debezium-heartbeat.cdc:0", "batchFinished");
+    }
+}

@@ -32,19 +32,38 @@ platform_track() { # name pid
   echo "$2 $1" >> "$PLATFORM_DIR/pids"
 }
 
-platform_wait_for() { # description timeout-seconds command...
-  local what=$1 timeout=$2; shift 2
+platform_pid() { # name -> pid of a process started here
+  awk -v n="$1" '$2 == n { p = $1 } END { print p }' "$PLATFORM_DIR/pids" 2>/dev/null
+}
+
+# Waits until a command succeeds; gives up early when the named process (optional) has died.
+#   platform_wait_for DESCRIPTION TIMEOUT-SECONDS [--process NAME] COMMAND...
+platform_wait_for() {
+  local what=$1 timeout=$2 watched=""; shift 2
+  if [ "${1:-}" = "--process" ]; then watched=$(platform_pid "$2"); shift 2; fi
   local deadline=$((SECONDS + timeout))
   until "$@" >/dev/null 2>&1; do
+    if [ -n "$watched" ] && ! kill -0 "$watched" 2>/dev/null; then platform_log "gave up waiting for $what: the process exited"; return 1; fi
     if [ $SECONDS -ge $deadline ]; then platform_log "timed out waiting for $what"; return 1; fi
     sleep 0.3
   done
+}
+
+# Fails with a clear message when a port the platform needs is taken.
+platform_require_free_port() {
+  if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+    platform_log "port $1 is in use (needed for $2); stop what listens there or choose another port"
+    return 1
+  fi
 }
 
 platform_http_ok() { curl -fsS -o /dev/null --max-time 2 "$1"; }
 
 # Starts MariaDB (binlog on), Kafka (KRaft) and Redis through the infra launcher; exports their coordinates.
 platform_start_stack() {
+  for p in "$MARIADB_PORT" "$KAFKA_PORT" "$((KAFKA_PORT + 1))" "$REDIS_PORT"; do
+    platform_require_free_port "$p" "the local stack" || return 1
+  done
   mkdir -p "$PLATFORM_DIR/logs"
   local cp_file="$PLATFORM_DIR/infra.classpath"
   (cd "$PLATFORM_ROOT" && ./mvnw -B -q -pl infra dependency:build-classpath -Dmdep.outputFile="$cp_file" >/dev/null)
@@ -53,7 +72,7 @@ platform_start_stack() {
       --dir "$PLATFORM_DIR/stack" --mariadb-port "$MARIADB_PORT" --kafka-port "$KAFKA_PORT" --redis-port "$REDIS_PORT" \
       > "$PLATFORM_DIR/logs/stack.log" 2>&1 &
   platform_track stack $!
-  platform_wait_for "MariaDB, Kafka and Redis (log: $PLATFORM_DIR/logs/stack.log)" 120 \
+  platform_wait_for "MariaDB, Kafka and Redis (log: $PLATFORM_DIR/logs/stack.log)" 120 --process stack \
       test -f "$PLATFORM_DIR/stack/stack.env" || return 1
   set -a; . "$PLATFORM_DIR/stack/stack.env"; set +a
   platform_log "stack up: MariaDB 127.0.0.1:$MARIADB_PORT, Kafka $KAFKA_BOOTSTRAP_SERVERS, Redis 127.0.0.1:$REDIS_PORT"
@@ -70,15 +89,35 @@ platform_create_database() {
   platform_sql "" "CREATE DATABASE IF NOT EXISTS \`$1\`; GRANT ALL PRIVILEGES ON \`$1\`.* TO '$MARIADB_APP_USER'@'%';"
 }
 
-# Starts a Spring Boot exec jar: platform_start_app NAME MODULE PORT HEAP [--property=value ...]
+# Starts a Spring Boot exec jar and waits until its health is UP:
+#   platform_start_app NAME MODULE PORT HEAP [--property=value ...]
 platform_start_app() {
+  platform_launch_app "$@" && platform_await_app "$1" "$3"
+}
+
+# Starts a Spring Boot exec jar without waiting (for a service whose health needs something started later).
+platform_launch_app() {
   local name=$1 module=$2 port=$3 heap=$4; shift 4
+  platform_require_free_port "$port" "$name" || return 1
   java -Xmx"$heap" -Xms"$heap" -XX:+UseG1GC -jar "$(platform_jar "$module")" --server.port="$port" "$@" \
       > "$PLATFORM_DIR/logs/$name.log" 2>&1 &
   platform_track "$name" $!
-  platform_wait_for "$name on port $port (log: $PLATFORM_DIR/logs/$name.log)" 120 \
-      platform_http_ok "http://127.0.0.1:$port/actuator/health" || return 1
-  platform_log "$name up on http://127.0.0.1:$port"
+}
+
+# Waits until an app started by platform_launch_app answers UP: platform_await_app NAME PORT
+platform_await_app() {
+  platform_wait_for "$1 on port $2 (log: $PLATFORM_DIR/logs/$1.log)" 180 --process "$1" \
+      platform_http_ok "http://127.0.0.1:$2/actuator/health" || { tail -20 "$PLATFORM_DIR/logs/$1.log" >&2; return 1; }
+  platform_log "$1 up on http://127.0.0.1:$2"
+}
+
+# Waits until a table exists (a service's Flyway migration ran): platform_await_table DB TABLE PROCESS-NAME
+platform_await_table() {
+  platform_wait_for "table $1.$2" 180 --process "$3" platform_table_exists "$1" "$2"
+}
+
+platform_table_exists() { # database table
+  [ "$(platform_sql "" "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='$1' AND table_name='$2'")" = 1 ]
 }
 
 # Starts the connector capturing the given tables: platform_start_connector PORT TABLE...

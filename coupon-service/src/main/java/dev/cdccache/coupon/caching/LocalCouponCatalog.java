@@ -1,0 +1,80 @@
+package dev.cdccache.coupon.caching;
+
+import dev.cdccache.client.InvalidatingCache;
+import dev.cdccache.client.spring.CdcCacheManager;
+import dev.cdccache.coupon.catalog.Coupon;
+import dev.cdccache.coupon.catalog.CouponCatalog;
+import dev.cdccache.coupon.catalog.CouponMetadataRepository;
+import dev.cdccache.coupon.catalog.Place;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Cache mode {@code local}: in-process Caffeine caches of the invalidation client, evicted by the
+ * database's change stream. This class only composes the caches; which row change evicts which key is
+ * configuration ({@code cdc.invalidation.caches} in application.yml):
+ * <ul>
+ *   <li>{@code coupons} id to coupon with attributes, evicted by coupon [id] and coupon_attribute [coupon_id];</li>
+ *   <li>{@code couponIdsByCode} code to id, evicted by coupon [code] (old and new code);</li>
+ *   <li>{@code placeCouponIds} place id to coupon ids, evicted by coupon [place_id] (old and new place),
+ *       and composed with {@code coupons} through one bulk lookup;</li>
+ *   <li>{@code places} id to place, evicted by place [id].</li>
+ * </ul>
+ * "No such row" is cached too (the client's {@code cache-nulls}): the insert that creates the row evicts
+ * it like any other change.
+ */
+class LocalCouponCatalog implements CouponCatalog {
+
+    private final CouponMetadataRepository repository;
+    private final InvalidatingCache<Long, Coupon> coupons;
+    private final InvalidatingCache<String, Long> couponIdsByCode;
+    private final InvalidatingCache<Long, List<Long>> placeCouponIds;
+    private final InvalidatingCache<Long, Place> places;
+
+    LocalCouponCatalog(CouponMetadataRepository repository, CdcCacheManager caches) {
+        this.repository = repository;
+        this.coupons = caches.invalidatingCache(CacheNames.COUPONS);
+        this.couponIdsByCode = caches.invalidatingCache(CacheNames.COUPON_IDS_BY_CODE);
+        this.placeCouponIds = caches.invalidatingCache(CacheNames.PLACE_COUPON_IDS);
+        this.places = caches.invalidatingCache(CacheNames.PLACES);
+    }
+
+    @Override
+    public Optional<Coupon> findCoupon(long id) {
+        return Optional.ofNullable(coupons.get(id, key -> repository.findCouponById(key).orElse(null)));
+    }
+
+    @Override
+    public List<Coupon> findCoupons(List<Long> ids) {
+        // Hits from the cache, every miss in ONE query; the result iterates in the order of ids.
+        return new ArrayList<>(coupons.getAll(ids, repository::findCouponsByIds).values());
+    }
+
+    @Override
+    public Optional<Coupon> findCouponByCode(String code) {
+        Long id = couponIdsByCode.get(code, key -> repository.findCouponIdByCode(key).orElse(null));
+        if (id == null) {
+            return Optional.empty();
+        }
+        // The two entries are evicted by the same change event, but not atomically together: in the gap
+        // the coupon may already carry another code. Never answer with it; ask the database instead.
+        Optional<Coupon> coupon = findCoupon(id);
+        if (coupon.isPresent() && coupon.get().code().equals(code)) {
+            return coupon;
+        }
+        return repository.findCouponByCode(code);
+    }
+
+    @Override
+    public Optional<Place> findPlace(long id) {
+        return Optional.ofNullable(places.get(id, key -> repository.findPlaceById(key).orElse(null)));
+    }
+
+    @Override
+    public List<Coupon> findPlaceCoupons(long placeId) {
+        List<Long> ids = placeCouponIds.get(placeId, repository::findCouponIdsByPlace);
+        // A coupon that moved away is dropped until the list's own eviction lands.
+        return findCoupons(ids).stream().filter(coupon -> coupon.placeId() == placeId).toList();
+    }
+}

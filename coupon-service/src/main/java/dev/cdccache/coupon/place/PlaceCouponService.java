@@ -1,0 +1,63 @@
+package dev.cdccache.coupon.place;
+
+import dev.cdccache.coupon.catalog.Coupon;
+import dev.cdccache.coupon.catalog.CouponCatalog;
+import dev.cdccache.coupon.problem.ApiProblem;
+import dev.cdccache.coupon.progress.CouponProgress;
+import dev.cdccache.coupon.progress.CouponProgressRepository;
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import org.springframework.stereotype.Service;
+
+/**
+ * The seed's top endpoint and the reservation lookup: a place's coupons from the catalog (cached per
+ * place and per coupon) joined with live progress counts (one query, never cached).
+ */
+@Service
+public class PlaceCouponService {
+
+    private final CouponCatalog catalog;
+    private final CouponProgressRepository progress;
+
+    public PlaceCouponService(CouponCatalog catalog, CouponProgressRepository progress) {
+        this.catalog = catalog;
+        this.progress = progress;
+    }
+
+    /** All coupons of the place with their counts, by coupon id; 404 for an unknown place. */
+    public List<CouponWithProgress> couponProgresses(long placeId) {
+        List<Coupon> coupons = placeCoupons(placeId);
+        Map<Long, CouponProgress> counts = progress.findByCouponIds(coupons.stream().map(Coupon::id).toList());
+        return coupons.stream().map(coupon -> {
+            CouponProgress count = counts.get(coupon.id());
+            return new CouponWithProgress(coupon, count.issuedCount(), count.usedCount(), remaining(coupon, count));
+        }).toList();
+    }
+
+    /**
+     * Coupons of the place that can be applied to a stay on {@code date} at {@code price} and can still
+     * be issued, best discount first; 404 for an unknown place.
+     */
+    public List<AvailableCoupon> availableCoupons(long placeId, BigDecimal price, LocalDate date) {
+        List<Coupon> usable = placeCoupons(placeId).stream().filter(coupon -> coupon.isUsableFor(date, price)).toList();
+        Map<Long, CouponProgress> counts = progress.findByCouponIds(usable.stream().map(Coupon::id).toList());
+        return usable.stream()
+                .map(coupon -> new AvailableCoupon(coupon, coupon.discountOn(price), remaining(coupon, counts.get(coupon.id()))))
+                .filter(available -> available.remainingCount() > 0)
+                .sorted(Comparator.comparing(AvailableCoupon::discountAmount).reversed()
+                        .thenComparing(available -> available.coupon().id()))
+                .toList();
+    }
+
+    private List<Coupon> placeCoupons(long placeId) {
+        catalog.findPlace(placeId).orElseThrow(() -> ApiProblem.placeNotFound(placeId));
+        return catalog.findPlaceCoupons(placeId);
+    }
+
+    private static int remaining(Coupon coupon, CouponProgress count) {
+        return Math.max(0, coupon.issueLimit() - count.issuedCount());
+    }
+}

@@ -1,0 +1,228 @@
+package dev.cdccache.coupon.caching;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cdccache.coupon.generator.CouponDataGenerator;
+import dev.cdccache.coupon.generator.GenerationPlan;
+import dev.cdccache.coupon.testing.ApiClient;
+import dev.cdccache.coupon.testing.ApiClient.Response;
+import dev.cdccache.coupon.testing.ServiceInstance;
+import dev.cdccache.coupon.testing.TestData;
+import dev.cdccache.coupon.testing.TestDatabases;
+import dev.cdccache.infra.LocalStack;
+import dev.cdccache.infra.connector.ConnectorProcess;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The platform end to end: a change made with plain SQL, outside the service, reaches the local caches
+ * of two running instances through the real connector (binlog to Kafka) and the invalidation client,
+ * and both then serve the new state. Also proves the bulk lookup's cost by counting statements.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CdcInvalidationIT {
+
+    private static final LocalStack STACK = LocalStack.shared();
+    private static final Duration INVALIDATION_TIMEOUT = Duration.ofSeconds(30);
+    private String database;
+    private ConnectorProcess connector;
+    private ServiceInstance first;
+    private ServiceInstance second;
+
+    @BeforeAll
+    void start() throws Exception {
+        database = TestDatabases.create(STACK, "coupon_cdc");
+        DriverManagerDataSource admin = new DriverManagerDataSource(STACK.mariaDb().jdbcUrl(database),
+                STACK.mariaDb().adminUser(), STACK.mariaDb().adminPassword());
+        // Schema and data before the connector starts: the stream then carries only the tests' changes.
+        Flyway.configure().dataSource(admin).load().migrate();
+        new CouponDataGenerator(admin).generate(GenerationPlan.SMALL, false, TestData.today());
+
+        String prefix = "couponit";
+        connector = ConnectorProcess.builder(Path.of(System.getProperty("coupon.connector-jar",
+                        "target/cdc-connector-exec.jar")), STACK)
+                .name("coupon-cdc-it")
+                .topicPrefix(prefix)
+                .tables(List.of(database + ".place", database + ".coupon", database + ".coupon_attribute"))
+                .build()
+                .start();
+
+        Map<String, String> settings = ServiceInstance.databaseSettings(STACK, database);
+        settings.put("coupon.cache.mode", "local");
+        settings.put("coupon.database", database);
+        settings.put("cdc.invalidation.bootstrap-servers", STACK.kafka().bootstrapServers());
+        settings.put("cdc.invalidation.topic-prefix", prefix);
+        // Generous on a loaded 2-core machine: these tests are about eviction, not the staleness bound.
+        settings.put("cdc.invalidation.max-staleness", "30s");
+        settings.put("cdc.invalidation.client-id", "coupon-a");
+        first = ServiceInstance.start(settings);
+        settings.put("cdc.invalidation.client-id", "coupon-b");
+        second = ServiceInstance.start(settings);
+        for (ServiceInstance instance : List.of(first, second)) {
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+                    assertThat(instance.api().get("/actuator/health/cdcInvalidation").json().path("status").asString())
+                            .isEqualTo("UP"));
+        }
+    }
+
+    @AfterAll
+    void stop() {
+        for (AutoCloseable part : new AutoCloseable[] {first, second, connector}) {
+            if (part != null) {
+                try {
+                    part.close();
+                } catch (Exception e) {
+                    // keep closing the others
+                }
+            }
+        }
+    }
+
+    private void sql(String... statements) {
+        TestDatabases.sql(STACK, database, statements);
+    }
+
+    /** Waits until both instances answer {@code path} as {@code expectation} demands. */
+    private void awaitOnBoth(String path, Consumer<Response> expectation) {
+        for (ServiceInstance instance : List.of(first, second)) {
+            await().atMost(INVALIDATION_TIMEOUT).pollInterval(Duration.ofMillis(50))
+                    .untilAsserted(() -> expectation.accept(instance.api().get(path)));
+        }
+    }
+
+    private void getOnBoth(String path, int expectedStatus) {
+        for (ServiceInstance instance : List.of(first, second)) {
+            assertThat(instance.api().get(path).status()).as(path).isEqualTo(expectedStatus);
+        }
+    }
+
+    private static List<Long> couponIds(Response placeProgresses) {
+        return placeProgresses.json().valueStream().map(c -> c.path("coupon").path("id").asLong()).toList();
+    }
+
+    @Test
+    void anUpdateOfTheCouponOrOfOneOfItsAttributesIsServedByBothInstances() {
+        getOnBoth("/coupons/5", 200);
+        getOnBoth("/coupons/5", 200); // now cached on both
+
+        sql("UPDATE coupon SET name = 'renamed by plain SQL', discount_value = 4321.00 WHERE id = 5");
+        awaitOnBoth("/coupons/5", r -> {
+            assertThat(r.json().path("name").asString()).isEqualTo("renamed by plain SQL");
+            assertThat(r.json().path("discountValue").decimalValue()).isEqualByComparingTo("4321.00");
+        });
+
+        sql("UPDATE coupon_attribute SET attribute_value = 'changed-outside' WHERE coupon_id = 5 AND attribute_key = 'channel'");
+        awaitOnBoth("/coupons/5", r -> assertThat(r.json().path("attributes").valueStream()
+                .filter(a -> a.path("key").asString().equals("channel")).findFirst().orElseThrow()
+                .path("value").asString()).isEqualTo("changed-outside"));
+    }
+
+    @Test
+    void aDeletedCouponBecomes404OnBothInstancesAndLeavesItsPlaceList() {
+        long place = 1 + (6 - 1) % GenerationPlan.SMALL.places();
+        getOnBoth("/coupons/6", 200);
+        getOnBoth("/places/" + place + "/coupon-progresses", 200);
+
+        sql("DELETE FROM coupon_attribute WHERE coupon_id = 6",
+                "DELETE FROM coupon_progress WHERE coupon_id = 6",
+                "DELETE FROM coupon WHERE id = 6");
+        awaitOnBoth("/coupons/6", r -> assertThat(r.status()).isEqualTo(404));
+        awaitOnBoth("/places/" + place + "/coupon-progresses", r -> assertThat(couponIds(r)).doesNotContain(6L));
+    }
+
+    @Test
+    void aMissingIdThatIsLaterInsertedBecomesVisible() {
+        getOnBoth("/coupons/900001", 404);
+        long before = first.statements();
+        assertThat(first.api().get("/coupons/900001").status()).isEqualTo(404);
+        assertThat(first.statements() - before).as("the absence is cached").isZero();
+
+        new TestData(STACK, database).coupon(900001, "LATE-900001", 3, 10);
+        awaitOnBoth("/coupons/900001", r -> {
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.json().path("attributes")).hasSize(2);
+        });
+        awaitOnBoth("/coupons/by-code/LATE-900001", r -> assertThat(r.status()).isEqualTo(200));
+    }
+
+    @Test
+    void aCouponMovedToAnotherPlaceChangesBothPlacesLists() {
+        long coupon = 27; // place 7 with 20 places
+        getOnBoth("/places/7/coupon-progresses", 200);
+        getOnBoth("/places/8/coupon-progresses", 200);
+        assertThat(couponIds(first.api().get("/places/7/coupon-progresses"))).contains(coupon);
+
+        sql("UPDATE coupon SET place_id = 8 WHERE id = " + coupon);
+        awaitOnBoth("/places/7/coupon-progresses", r -> assertThat(couponIds(r)).doesNotContain(coupon));
+        awaitOnBoth("/places/8/coupon-progresses", r -> assertThat(couponIds(r)).contains(coupon));
+        awaitOnBoth("/coupons/" + coupon, r -> assertThat(r.json().path("placeId").asLong()).isEqualTo(8));
+    }
+
+    @Test
+    void aCodeChangeMakesTheOldCode404AndTheNewCodeFound() {
+        getOnBoth("/coupons/by-code/CPN00000010", 200);
+        getOnBoth("/coupons/by-code/RENAMED-10", 404);
+
+        sql("UPDATE coupon SET code = 'RENAMED-10' WHERE id = 10");
+        awaitOnBoth("/coupons/by-code/CPN00000010", r -> assertThat(r.status()).isEqualTo(404));
+        awaitOnBoth("/coupons/by-code/RENAMED-10", r -> {
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.json().path("id").asLong()).isEqualTo(10);
+        });
+    }
+
+    @Test
+    void anAdminChangeThroughOneInstanceIsServedByTheOther() {
+        JsonNode coupon = second.api().get("/coupons/12").json();
+        assertThat(coupon.path("status").asString()).isNotNull();
+        Map<String, Object> body = new java.util.LinkedHashMap<>();
+        body.put("code", coupon.path("code").asString());
+        body.put("placeId", coupon.path("placeId").asLong());
+        body.put("name", "changed through the admin API");
+        body.put("discountType", coupon.path("discountType").asString());
+        body.put("discountValue", coupon.path("discountValue").decimalValue());
+        body.put("minimumPrice", coupon.path("minimumPrice").decimalValue());
+        body.put("validFrom", coupon.path("validFrom").asString());
+        body.put("validUntil", coupon.path("validUntil").asString());
+        body.put("status", coupon.path("status").asString());
+        body.put("issueLimit", coupon.path("issueLimit").asInt());
+        body.put("attributes", List.of(Map.of("key", "channel", "value", "web")));
+        assertThat(first.api().put("/admin/coupons/12", ApiClient.toJson(body)).status()).isEqualTo(200);
+
+        awaitOnBoth("/coupons/12", r -> {
+            assertThat(r.json().path("name").asString()).isEqualTo("changed through the admin API");
+            assertThat(r.json().path("attributes")).hasSize(1);
+        });
+    }
+
+    @Test
+    void bulkLookupRunsOneQueryForTheMissesAndNoneWhenAllHit() {
+        ServiceInstance instance = first;
+        long before = instance.statements();
+        Response cold = instance.api().get("/coupons?ids=201,202,203,204,205");
+        assertThat(instance.statements() - before).as("five misses, one query").isEqualTo(1);
+        assertThat(cold.json()).hasSize(5);
+
+        before = instance.statements();
+        Response mixed = instance.api().get("/coupons?ids=210,201,209,202,208,203,999999");
+        assertThat(instance.statements() - before).as("three hits, four misses: one query").isEqualTo(1);
+        assertThat(mixed.json().valueStream().map(c -> c.path("id").asLong()).toList())
+                .containsExactly(210L, 201L, 209L, 202L, 208L, 203L);
+
+        before = instance.statements();
+        Response warm = instance.api().get("/coupons?ids=201,202,203,204,205,208,209,210,999999");
+        assertThat(instance.statements() - before).as("all hit (999999 cached as absent)").isZero();
+        assertThat(warm.json()).hasSize(8);
+    }
+}

@@ -205,6 +205,18 @@ class ChangeEventsIT {
     }
 
     @Test
+    void heartbeatsArriveEveryIntervalOnAnIdleDatabase() {
+        // Nothing else writes to the database now: the heartbeat rows must come from the connector's own
+        // timer (interval 1 s), not from other traffic moving the binlog.
+        long from = System.currentTimeMillis() * 1000;
+        List<Change> beats = recorder.await(HEARTBEAT_TOPIC,
+                c -> c.value() != null && c.value().path("after").path("ts").asLong() >= from, 4, WAIT);
+        long fourthWrittenAfterMicros = beats.stream().mapToLong(c -> c.value().path("after").path("ts").asLong())
+                .sorted().skip(3).findFirst().orElseThrow() - from;
+        assertThat(fourthWrittenAfterMicros).as("4 heartbeats at a 1 s interval").isLessThan(6_000_000);
+    }
+
+    @Test
     void healthIsUpWithEngineDatabaseAndKafkaAndMetricsArePublishedForPrometheus() throws Exception {
         db.execute(DB, "INSERT INTO item (id, name, price, version) VALUES (30, 'metric', 1, 1)");
         recorder.await(ITEM_TOPIC, c -> key(c, 30), 1, WAIT);

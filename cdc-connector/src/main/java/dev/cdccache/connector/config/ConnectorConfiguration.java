@@ -4,6 +4,7 @@ import dev.cdccache.connector.engine.ChangeEventEngine;
 import dev.cdccache.connector.engine.EngineFailedEvent;
 import dev.cdccache.connector.export.ConnectConfigExporter;
 import dev.cdccache.connector.health.DatabaseHealthIndicator;
+import dev.cdccache.connector.heartbeat.HeartbeatWriter;
 import dev.cdccache.connector.health.EngineHealthIndicator;
 import dev.cdccache.connector.health.KafkaHealthIndicator;
 import dev.cdccache.connector.kafka.KafkaClients;
@@ -78,6 +79,12 @@ class ConnectorConfiguration {
                     (short) properties.getTopicReplicationFactor(), KAFKA_TIMEOUT);
             return new ChangeEventEngine(settings, properties.getTopicPrefix(), databaseCheck, kafkaCheck, topics, publisher,
                     error -> events.publishEvent(new EngineFailedEvent(settings, error)));
+        }
+
+        @Bean
+        HeartbeatWriter heartbeatWriter(ConnectorProperties properties, DebeziumSettings settings, MeterRegistry registry) {
+            return new HeartbeatWriter(properties.getDatabase(), settings.heartbeatActionQuery(),
+                    properties.getHeartbeat().getInterval(), registry);
         }
 
         @Bean

@@ -61,11 +61,18 @@ class DebeziumSettingsTest {
                 .containsEntry("schema.history.internal", "io.debezium.storage.kafka.history.KafkaSchemaHistory")
                 .containsEntry("schema.history.internal.kafka.topic", "coupons.schema-history")
                 .containsEntry("heartbeat.interval.ms", "1000")
-                .containsEntry("heartbeat.action.query",
-                        "INSERT INTO cdc_meta.heartbeat (id, ts) VALUES (1, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE ts = VALUES(ts)")
+                .doesNotContainKey("heartbeat.action.query") // written by HeartbeatWriter on a timer
                 .containsEntry("poll.interval.ms", "5")
                 .containsEntry("max.batch.size", "2048")
                 .containsEntry("max.queue.size", "8192");
+    }
+
+    @Test
+    void connectExportRunsTheHeartbeatStatementAsDebeziumsActionQuery() {
+        @SuppressWarnings("unchecked")
+        Map<String, String> config = (Map<String, String>) new DebeziumSettings(properties()).connectConfig().get("config");
+        assertThat(config).containsEntry("heartbeat.action.query",
+                "INSERT INTO cdc_meta.heartbeat (id, ts) VALUES (1, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE ts = VALUES(ts)");
     }
 
     @Test

@@ -194,15 +194,27 @@ public final class MariaDbServer implements AutoCloseable {
     }
 
     private void initialiseDataDirectory(Path dataDir) throws IOException {
-        String installDb = SystemPackages.requireMariaDbInstallDb();
-        ManagedProcess install = ManagedProcess.start("mariadb-install-db",
-                List.of(installDb, "--no-defaults", "--datadir=" + dataDir, "--user=" + osUser(),
-                        "--skip-test-db", "--auth-root-authentication-method=socket"),
-                Map.of(), baseDir, baseDir.resolve("install-db.log"));
-        int exit = install.waitFor(Duration.ofSeconds(120));
-        if (exit != 0) {
-            throw new IllegalStateException("mariadb-install-db failed with exit code " + exit + ":\n"
-                    + install.tail(30));
+        // mariadb-install-db runs a bootstrap server; on a machine starved of CPU it has been seen to fail
+        // once and succeed on a second try. A half-written data directory is wiped before that try.
+        String firstFailure = null;
+        for (int attempt = 1; attempt <= 2; attempt++) {
+            DataDirectories.delete(dataDir);
+            String installDb = SystemPackages.requireMariaDbInstallDb();
+            Path log = baseDir.resolve("install-db-" + attempt + ".log");
+            ManagedProcess install = ManagedProcess.start("mariadb-install-db",
+                    List.of(installDb, "--no-defaults", "--datadir=" + dataDir, "--user=" + osUser(),
+                            "--skip-test-db", "--auth-root-authentication-method=socket"),
+                    Map.of(), baseDir, log);
+            int exit = install.waitFor(Duration.ofSeconds(120));
+            if (exit == 0) {
+                return;
+            }
+            String failure = "mariadb-install-db failed with exit code " + exit + " (log " + log + "):\n" + install.tail(30);
+            if (firstFailure != null) {
+                throw new IllegalStateException(failure + "\nFirst attempt: " + firstFailure);
+            }
+            firstFailure = failure;
+            System.err.println("[infra] " + failure + "\n[infra] retrying once with a clean data directory");
         }
     }
 

@@ -171,6 +171,13 @@ public class ConnectorProperties {
         /** Replication client id; derived from the connector name when not set. Unique per server. */
         @Min(1)
         private Long serverId;
+        /**
+         * How often a lost binlog connection is noticed and re-established (Debezium's
+         * {@code connect.keep.alive.interval.ms}, one minute by default there). Short, because clients stop
+         * trusting their caches after max-staleness while the connector is not streaming.
+         */
+        @NotNull
+        private Duration keepAliveInterval = Duration.ofSeconds(2);
 
         public Flavor getFlavor() { return flavor; }
         public void setFlavor(Flavor flavor) { this.flavor = flavor; }
@@ -184,6 +191,8 @@ public class ConnectorProperties {
         public void setPassword(String password) { this.password = password; }
         public Long getServerId() { return serverId; }
         public void setServerId(Long serverId) { this.serverId = serverId; }
+        public Duration getKeepAliveInterval() { return keepAliveInterval; }
+        public void setKeepAliveInterval(Duration keepAliveInterval) { this.keepAliveInterval = keepAliveInterval; }
 
         @Override
         public String toString() {

@@ -106,6 +106,7 @@ public final class DebeziumSettings {
         c.put("connector.class", connectorClass());
         c.put("database.hostname", p.getDatabase().getHost());
         c.put("database.port", Integer.toString(p.getDatabase().getPort()));
+        c.put("connect.keep.alive.interval.ms", Long.toString(Math.max(100, p.getDatabase().getKeepAliveInterval().toMillis())));
         c.put("database.user", p.getDatabase().getUser());
         c.put("database.password", p.getDatabase().getPassword());
         c.put("database.server.id", Long.toString(serverId()));

@@ -62,6 +62,7 @@ class DebeziumSettingsTest {
                 .containsEntry("schema.history.internal.kafka.topic", "coupons.schema-history")
                 .containsEntry("heartbeat.interval.ms", "1000")
                 .doesNotContainKey("heartbeat.action.query") // written by HeartbeatWriter on a timer
+                .containsEntry("connect.keep.alive.interval.ms", "2000")
                 .containsEntry("poll.interval.ms", "5")
                 .containsEntry("max.batch.size", "2048")
                 .containsEntry("max.queue.size", "8192");

@@ -1,0 +1,156 @@
+package dev.cdccache.verifier;
+
+import dev.cdccache.verifier.fault.FaultKind;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What a verification run does: how long it writes, how hard it reads and writes, the staleness bound the
+ * clients are configured with, and the faults it injects in turn.
+ *
+ * <p>{@link #shortForm()} is the two-minute run of the test suite; {@link #longForm(Duration)} the run of
+ * the documented command. Both can be adjusted from the command line ({@link #parse}).
+ */
+public final class VerifierSettings {
+
+    Duration duration = Duration.ofMinutes(10);
+    double writesPerSecond = 40;
+    int instances = 3;
+    int readersPerInstance = 2;
+    double readsPerSecondPerReader = 250;
+    Duration maxStaleness = Duration.ofSeconds(3);
+    int idSpace = 10_000;
+    int initialRows = 7_000;
+    int groups = 100;
+    int hotKeys = 200;
+    int bulkRows = 2_000;
+    Duration bulkEvery = Duration.ofSeconds(15);
+    Duration truncateEvery = Duration.ofMinutes(3);
+    Duration truncateFirstAt = Duration.ofSeconds(50);
+    Duration schemaChangeEvery = Duration.ofSeconds(75);
+    Duration faultGap = Duration.ofSeconds(5);
+    List<FaultKind> faults = new ArrayList<>(List.of(FaultKind.values()));
+    boolean repeatFaults = true;
+    Duration convergenceTimeout = Duration.ofSeconds(90);
+    long seed = 42;
+    Path connectorJar = Path.of(System.getProperty("verifier.connector-jar", "target/cdc-connector-exec.jar"));
+    Path report = Path.of(System.getProperty("verifier.report", "target/consistency-report.md"));
+    Path logDir = Path.of(System.getProperty("verifier.log-dir", "target"));
+
+    /** The long form: every fault kind, repeatedly, for {@code duration}. */
+    public static VerifierSettings longForm(Duration duration) {
+        VerifierSettings s = new VerifierSettings();
+        s.duration = duration;
+        return s;
+    }
+
+    /**
+     * The short form for the test suite (two to three minutes in all): a connector kill -9 (down past
+     * max-staleness), a Kafka restart, a client restart and a consumer pause, once each. The MariaDB restart
+     * (the connector takes up to a minute to notice it) and the graceful connector outage are left to the
+     * long form.
+     */
+    public static VerifierSettings shortForm() {
+        VerifierSettings s = new VerifierSettings();
+        s.duration = Duration.ofSeconds(75);
+        s.faultGap = Duration.ofSeconds(3);
+        s.faults = new ArrayList<>(List.of(FaultKind.CONNECTOR_KILL, FaultKind.KAFKA_RESTART,
+                FaultKind.CLIENT_RESTART, FaultKind.CLIENT_PAUSE, FaultKind.MARIADB_RESTART));
+        s.repeatFaults = false;
+        s.bulkEvery = Duration.ofSeconds(12);
+        s.truncateFirstAt = Duration.ofSeconds(40);
+        s.schemaChangeEvery = Duration.ofSeconds(30);
+        return s;
+    }
+
+    /**
+     * Applies command-line options to {@code base}: {@code --duration 10m}, {@code --write-rate 40},
+     * {@code --read-rate 250} (per reader thread), {@code --readers 2} (per instance),
+     * {@code --max-staleness 3s}, {@code --faults connector-kill,kafka-restart,...} (default: all; {@code none} for none),
+     * {@code --fault-gap 5s}, {@code --seed 42}, {@code --report path}, {@code --connector-jar path}.
+     */
+    public static VerifierSettings parse(String[] args) {
+        VerifierSettings s = longForm(Duration.ofMinutes(10));
+        for (int i = 0; i < args.length; i++) {
+            String option = args[i];
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("option " + option + " needs a value");
+            }
+            String value = args[++i];
+            switch (option) {
+                case "--duration" -> s.duration = duration(value);
+                case "--write-rate" -> s.writesPerSecond = Double.parseDouble(value);
+                case "--read-rate" -> s.readsPerSecondPerReader = Double.parseDouble(value);
+                case "--readers" -> s.readersPerInstance = Integer.parseInt(value);
+                case "--max-staleness" -> s.maxStaleness = duration(value);
+                case "--fault-gap" -> s.faultGap = duration(value);
+                case "--seed" -> s.seed = Long.parseLong(value);
+                case "--report" -> s.report = Path.of(value);
+                case "--connector-jar" -> s.connectorJar = Path.of(value);
+                case "--faults" -> {
+                    s.faults = new ArrayList<>();
+                    for (String name : value.equals("none") ? new String[0] : value.split(",")) {
+                        s.faults.add(FaultKind.valueOf(name.trim().toUpperCase(Locale.ROOT).replace('-', '_')));
+                    }
+                }
+                default -> throw new IllegalArgumentException("unknown option " + option
+                        + " (known: --duration --write-rate --read-rate --readers --max-staleness --faults"
+                        + " --fault-gap --seed --report --connector-jar)");
+            }
+        }
+        return s;
+    }
+
+    /** {@code 90s}, {@code 10m}, {@code 1500ms}, {@code 1h} or ISO-8601. */
+    static Duration duration(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        if (t.startsWith("p")) {
+            return Duration.parse(text.trim().toUpperCase(Locale.ROOT));
+        }
+        if (t.endsWith("ms")) {
+            return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+        }
+        long amount = Long.parseLong(t.substring(0, t.length() - 1));
+        return switch (t.charAt(t.length() - 1)) {
+            case 's' -> Duration.ofSeconds(amount);
+            case 'm' -> Duration.ofMinutes(amount);
+            case 'h' -> Duration.ofHours(amount);
+            default -> throw new IllegalArgumentException("not a duration: " + text + " (use e.g. 90s, 10m)");
+        };
+    }
+
+    public Duration duration() {
+        return duration;
+    }
+
+    public Duration maxStaleness() {
+        return maxStaleness;
+    }
+
+    public VerifierSettings report(Path report) {
+        this.report = report;
+        return this;
+    }
+
+    public VerifierSettings connectorJar(Path jar) {
+        this.connectorJar = jar;
+        return this;
+    }
+
+    public Path report() {
+        return report;
+    }
+
+    @Override
+    public String toString() {
+        return "duration " + duration.toSeconds() + " s, " + instances + " client instances x " + readersPerInstance
+                + " readers at " + (int) readsPerSecondPerReader + " reads/s, writer at " + (int) writesPerSecond
+                + " tx/s, max-staleness " + maxStaleness.toMillis() + " ms, ids 1.." + idSpace + " ("
+                + initialRows + " rows at start, " + hotKeys + " hot), " + groups + " groups, bulk update of "
+                + bulkRows + " ids every " + bulkEvery.toSeconds() + " s, faults " + faults
+                + (repeatFaults ? " repeated" : " once each") + ", seed " + seed;
+    }
+}

@@ -1,0 +1,250 @@
+package dev.cdccache.verifier.instance;
+
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.InvalidationClientConfig;
+import dev.cdccache.client.parsing.ChangeEvent;
+import dev.cdccache.client.parsing.Operation;
+import dev.cdccache.client.staleness.StalenessStatus;
+import dev.cdccache.verifier.RunClock;
+import dev.cdccache.verifier.fault.FaultTimeline;
+import dev.cdccache.verifier.history.CommittedHistory;
+import dev.cdccache.verifier.history.KeyHistory;
+import dev.cdccache.verifier.schema.VerifierSchema;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * One application instance: an {@link InvalidationClient} with the verifier's {@linkplain Caches caches},
+ * which can be restarted (closed and created anew) and whose consumer can be held still. It records every
+ * change event it applies ({@link ReceivedEvents}) and the commit-to-eviction lag from the writer's
+ * client-side commit stamps.
+ *
+ * <p>Readers use the client only through {@link #read}, under a read lock, so a restart never lets a read
+ * use a closed client (whose caches no longer receive invalidations).
+ */
+public final class ClientInstance implements AutoCloseable {
+
+    private static final long HIGHEST_LAG_MICROS = TimeUnit.HOURS.toMicros(1);
+
+    private final String name;
+    private final String bootstrapServers;
+    private final Duration maxStaleness;
+    private final CommittedHistory history;
+    private final FaultTimeline timeline;
+    private final RunClock clock;
+    private final ReceivedEvents received;
+    private final ReentrantReadWriteLock swap = new ReentrantReadWriteLock();
+    private final Histogram lagAll = new ConcurrentHistogram(HIGHEST_LAG_MICROS, 3);
+    private final Histogram lagSteady = new ConcurrentHistogram(HIGHEST_LAG_MICROS, 3);
+    private final AtomicLong probeSeq = new AtomicLong();
+    private final AtomicLong eventsApplied = new AtomicLong();
+    /** [readyAt, expectedUntil] per incarnation: the windows in which every committed change must arrive. */
+    private final List<long[]> liveWindows = new ArrayList<>();
+    private volatile InvalidationClient client;
+    private volatile CountDownLatch hold;
+    private int incarnations;
+
+    public ClientInstance(String name, String bootstrapServers, Duration maxStaleness, CommittedHistory history,
+            FaultTimeline timeline, RunClock clock) {
+        this.name = name;
+        this.bootstrapServers = bootstrapServers;
+        this.maxStaleness = maxStaleness;
+        this.history = history;
+        this.timeline = timeline;
+        this.clock = clock;
+        this.received = new ReceivedEvents(history.idSpace());
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** Creates and starts a client and waits until it is ready. */
+    public void start() {
+        InvalidationClientConfig.Builder config = InvalidationClientConfig.builder()
+                .bootstrapServers(bootstrapServers)
+                .topicPrefix("cdc")
+                .maxStaleness(maxStaleness)
+                .clientId("verifier-" + name)
+                .meterRegistry(new SimpleMeterRegistry())
+                .listener(this::onApplied);
+        Caches.definitions().forEach(config::cache);
+        InvalidationClient created = new InvalidationClient(config.build());
+        created.start();
+        if (!created.awaitReady(Duration.ofSeconds(60))) {
+            created.close();
+            throw new IllegalStateException(name + ": the invalidation client did not become ready within 60 s");
+        }
+        long readyAt = clock.now();
+        swap.writeLock().lock();
+        try {
+            client = created;
+            incarnations++;
+            synchronized (liveWindows) {
+                liveWindows.add(new long[] {readyAt, Long.MAX_VALUE});
+            }
+        } finally {
+            swap.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Closes the client. Changes committed up to {@code caughtUpTo} (a time the caller has shown this instance
+     * had applied everything before) must have arrived; later ones are not expected from this incarnation.
+     */
+    public void stop(long caughtUpTo) {
+        swap.writeLock().lock();
+        try {
+            if (client != null) {
+                client.close();
+                client = null;
+            }
+            synchronized (liveWindows) {
+                if (!liveWindows.isEmpty()) {
+                    liveWindows.get(liveWindows.size() - 1)[1] = caughtUpTo;
+                }
+            }
+        } finally {
+            swap.writeLock().unlock();
+        }
+    }
+
+    /** Runs {@code work} with the current client, or returns {@code null} if the instance is restarting. */
+    public <T> T read(Function<InvalidationClient, T> work) {
+        if (!swap.readLock().tryLock()) {
+            return null;
+        }
+        try {
+            InvalidationClient current = client;
+            return current == null ? null : work.apply(current);
+        } finally {
+            swap.readLock().unlock();
+        }
+    }
+
+    /** The client's staleness status, or {@code null} while restarting. */
+    public StalenessStatus status() {
+        InvalidationClient current = client;
+        return current == null ? null : current.status();
+    }
+
+    /** Blocks the consumer thread at the next event it applies, until {@link #releaseConsumer()}. */
+    public void holdConsumer() {
+        hold = new CountDownLatch(1);
+    }
+
+    public void releaseConsumer() {
+        CountDownLatch latch = hold;
+        hold = null;
+        if (latch != null) {
+            latch.countDown();
+        }
+    }
+
+    /** The highest probe sequence number this instance has applied. */
+    public long probeSeq() {
+        return probeSeq.get();
+    }
+
+    public ReceivedEvents received() {
+        return received;
+    }
+
+    public long eventsApplied() {
+        return eventsApplied.get();
+    }
+
+    public int incarnations() {
+        return incarnations;
+    }
+
+    /** Commit-to-eviction lag (µs) of every applied row event whose commit time is known. */
+    public Histogram lagAll() {
+        return lagAll;
+    }
+
+    /** The same, for events committed and applied outside fault windows. */
+    public Histogram lagSteady() {
+        return lagSteady;
+    }
+
+    public List<long[]> liveWindows() {
+        synchronized (liveWindows) {
+            List<long[]> copy = new ArrayList<>();
+            liveWindows.forEach(w -> copy.add(w.clone()));
+            return copy;
+        }
+    }
+
+    private void onApplied(ChangeEvent event) {
+        CountDownLatch latch = hold;
+        if (latch != null) {
+            try {
+                latch.await(); // simulates a stuck consumer: nothing after this event is applied
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        long now = clock.now();
+        eventsApplied.incrementAndGet();
+        String table = event.database() + "." + event.table();
+        if (table.equals(VerifierSchema.PROBE_TABLE)) {
+            if (event.after() != null) {
+                probeSeq.accumulateAndGet(event.after().path("seq").asLong(), Math::max);
+            }
+            return;
+        }
+        if (!table.equals(VerifierSchema.ITEM_TABLE)) {
+            return;
+        }
+        if (event.operation() == Operation.TRUNCATE) {
+            received.truncation(now);
+            return;
+        }
+        JsonNode after = event.after();
+        JsonNode before = event.before();
+        if (after != null && !after.isNull()) {
+            long id = after.path("id").asLong();
+            long version = after.path("version").asLong();
+            received.event(id, version);
+            recordLag(id, version, now);
+        } else if (before != null && !before.isNull()) {
+            received.event(before.path("id").asLong(), -before.path("version").asLong());
+        }
+    }
+
+    private void recordLag(long id, long version, long now) {
+        if (id <= 0 || id > history.idSpace()) {
+            return;
+        }
+        KeyHistory h = history.ofId(id);
+        long committedAt = h.commitEndOf(version);
+        if (committedAt == Long.MIN_VALUE) {
+            return;
+        }
+        // The event can arrive before the writer's commit() returned: a lag of zero.
+        long lagMicros = committedAt == KeyHistory.PENDING ? 0 : Math.max(0, (now - committedAt) / 1000);
+        lagMicros = Math.min(lagMicros, HIGHEST_LAG_MICROS);
+        lagAll.recordValue(lagMicros);
+        // Steady state: neither committed nor applied during a fault (events held up by a fault are not lag).
+        if (committedAt != KeyHistory.PENDING && !timeline.disturbedAt(committedAt) && !timeline.disturbedAt(now)) {
+            lagSteady.recordValue(lagMicros);
+        }
+    }
+
+    @Override
+    public void close() {
+        releaseConsumer();
+        stop(Long.MAX_VALUE);
+    }
+}

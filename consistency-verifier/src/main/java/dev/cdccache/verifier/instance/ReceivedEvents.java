@@ -1,0 +1,49 @@
+package dev.cdccache.verifier.instance;
+
+import dev.cdccache.verifier.history.LongList;
+
+/**
+ * What one client instance applied, across all its incarnations: per row id the events
+ * ({@code +version} for an insert or update, {@code -version} for a delete, duplicates included), and the
+ * times truncations were applied.
+ */
+public final class ReceivedEvents {
+
+    private final LongList[] byId;
+    private final LongList truncations = new LongList();
+
+    public ReceivedEvents(int idSpace) {
+        byId = new LongList[idSpace + 1];
+        for (int id = 0; id <= idSpace; id++) {
+            byId[id] = new LongList();
+        }
+    }
+
+    /** Records an applied event of row {@code id}: {@code +version} (insert, update) or {@code -version} (delete). */
+    public void event(long id, long eventCode) {
+        if (id > 0 && id < byId.length) {
+            byId[(int) id].add(eventCode);
+        }
+    }
+
+    /** Records a TRUNCATE applied at {@code appliedAt} (a {@code RunClock} stamp). */
+    public void truncation(long appliedAt) {
+        truncations.add(appliedAt);
+    }
+
+    public long[] events(long id) {
+        return byId[(int) id].toArray();
+    }
+
+    public long[] truncations() {
+        return truncations.toArray();
+    }
+
+    public long total() {
+        long n = 0;
+        for (LongList list : byId) {
+            n += list.size();
+        }
+        return n;
+    }
+}

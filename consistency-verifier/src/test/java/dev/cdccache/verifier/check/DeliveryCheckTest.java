@@ -1,0 +1,62 @@
+package dev.cdccache.verifier.check;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cdccache.verifier.RunClock;
+import dev.cdccache.verifier.history.CommittedHistory;
+import dev.cdccache.verifier.instance.ReceivedEvents;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class DeliveryCheckTest {
+
+    private final CommittedHistory history = new CommittedHistory(10, 2);
+    private final ReceivedEvents received = new ReceivedEvents(10);
+    private final RunClock clock = new RunClock();
+
+    @Test
+    void aChangeCommittedWhileTheInstanceWasLiveAndNeverReceivedIsLost() {
+        history.expectEvent(3, 7, 100, 110);
+        history.expectEvent(3, -7, 200, 210);
+        received.event(3, 7);
+
+        DeliveryCheck.Result result = check(List.of(new long[] {50, Long.MAX_VALUE}), 1000);
+
+        assertThat(result.expected()).isEqualTo(2);
+        assertThat(result.missing()).isEqualTo(1);
+        assertThat(result.examples()).singleElement().asString().contains("the delete of version 7 of item 3");
+    }
+
+    @Test
+    void duplicatesAreFineAndChangesOutsideTheLiveWindowsAreNotOwed() {
+        history.expectEvent(1, 5, 10, 20); // before the instance was ready
+        history.expectEvent(1, 6, 100, 110);
+        history.expectEvent(1, 8, 400, 410); // after it was closed, before its next incarnation
+        history.expectEvent(1, 9, 600, 610);
+        received.event(1, 6);
+        received.event(1, 6);
+        received.event(1, 9);
+
+        DeliveryCheck.Result result = check(List.of(new long[] {50, 300}, new long[] {500, Long.MAX_VALUE}), 1000);
+
+        assertThat(result.expected()).isEqualTo(2);
+        assertThat(result.missing()).isZero();
+    }
+
+    @Test
+    void aTruncationNeedsATruncationAppliedAfterItsCommitBegan() {
+        history.expectTruncation(100, 110);
+        history.expectTruncation(300, 310);
+        received.truncation(120);
+        received.truncation(125); // a duplicate of the first
+
+        DeliveryCheck.Result result = check(List.of(new long[] {50, Long.MAX_VALUE}), 1000);
+
+        assertThat(result.expectedTruncations()).isEqualTo(2);
+        assertThat(result.missingTruncations()).isEqualTo(1);
+    }
+
+    private DeliveryCheck.Result check(List<long[]> windows, long caughtUpTo) {
+        return DeliveryCheck.check("instance-1", windows, received, history, caughtUpTo, clock);
+    }
+}

@@ -1,0 +1,187 @@
+package dev.cdccache.client;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * One cache: its name, the table(s) whose changes evict its entries, the Java type of its keys and the
+ * Caffeine specification of its bounds. Immutable; built with {@link #builder(String)}.
+ *
+ * <pre>{@code
+ * CacheDefinition.builder("coupons").table("coupon_db.coupon").keyColumns("id").spec("maximumSize=100000").build();
+ * CacheDefinition.builder("couponsWithAttributes")
+ *     .source(SourceDefinition.keys("coupon_db.coupon", "id"))
+ *     .source(SourceDefinition.keys("coupon_db.coupon_attribute", "coupon_id"))
+ *     .build();
+ * CacheDefinition.builder("couponStats").table("coupon_db.coupon").evictAll().build();
+ * }</pre>
+ */
+public final class CacheDefinition {
+
+    /** Default Caffeine specification when none is given. */
+    public static final String DEFAULT_SPEC = "maximumSize=10000";
+
+    private final String name;
+    private final List<SourceDefinition> sources;
+    private final boolean shortForm;
+    private final boolean mixedForms;
+    private final KeyType keyType;
+    private final String spec;
+    private final boolean cacheNulls;
+    private final double refreshAhead;
+    private final Function<List<Object>, Object> compositeKeyFactory;
+
+    private CacheDefinition(Builder b) {
+        this.name = b.name;
+        this.shortForm = b.shortFormUsed && b.sources.isEmpty();
+        List<SourceDefinition> all = new ArrayList<>(b.sources);
+        if (b.shortFormUsed) {
+            all.add(0, b.evictAll ? SourceDefinition.evictAll(b.table) : SourceDefinition.keys(b.table, b.keyColumns));
+        }
+        this.sources = List.copyOf(all);
+        this.mixedForms = b.shortFormUsed && !b.sources.isEmpty();
+        this.keyType = b.keyType;
+        this.spec = b.spec;
+        this.cacheNulls = b.cacheNulls;
+        this.refreshAhead = b.refreshAhead;
+        this.compositeKeyFactory = b.compositeKeyFactory;
+    }
+
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** Every table feeding this cache, the short form ({@code table}/{@code key-columns}) first. */
+    public List<SourceDefinition> sources() {
+        return sources;
+    }
+
+    public KeyType keyType() {
+        return keyType;
+    }
+
+    /** Caffeine specification ({@link com.github.benmanes.caffeine.cache.CaffeineSpec} syntax). */
+    public String spec() {
+        return spec;
+    }
+
+    /** Whether a loader result of {@code null} is cached as "absent" (an insert of the key evicts it). */
+    public boolean cacheNulls() {
+        return cacheNulls;
+    }
+
+    /**
+     * Fraction of {@code expireAfterWrite} after which a hit through {@code get(key, loader)} starts one
+     * asynchronous reload while still serving the cached value; {@code 0} when off.
+     */
+    public double refreshAhead() {
+        return refreshAhead;
+    }
+
+    /** Builds the key object of a {@link KeyType#COMPOSITE} (or multi-column {@link KeyType#AUTO}) key. */
+    public Function<List<Object>, Object> compositeKeyFactory() {
+        return compositeKeyFactory;
+    }
+
+    /** The setting path of source {@code index} for error messages. */
+    String sourceSetting(int index) {
+        return shortForm ? "caches." + name : "caches." + name + ".sources[" + index + "]";
+    }
+
+    boolean mixedForms() {
+        return mixedForms;
+    }
+
+    @Override
+    public String toString() {
+        return "cache " + name + " " + sources + " key " + keyType + " spec " + spec;
+    }
+
+    /** Builder of a {@link CacheDefinition}; not thread-safe. */
+    public static final class Builder {
+        private final String name;
+        private final List<SourceDefinition> sources = new ArrayList<>();
+        private boolean shortFormUsed;
+        private String table;
+        private List<String> keyColumns = List.of();
+        private boolean evictAll;
+        private KeyType keyType = KeyType.AUTO;
+        private String spec = DEFAULT_SPEC;
+        private boolean cacheNulls = true;
+        private double refreshAhead;
+        private Function<List<Object>, Object> compositeKeyFactory = dev.cdccache.client.keymapping.CompositeKey::of;
+
+        private Builder(String name) {
+            this.name = name;
+        }
+
+        /** Short form for a cache fed by one table: the table ({@code database.table}). */
+        public Builder table(String table) {
+            this.table = table;
+            this.shortFormUsed = true;
+            return this;
+        }
+
+        /** Short form: the key columns of {@link #table(String)}, in key order. */
+        public Builder keyColumns(String... columns) {
+            return keyColumns(List.of(columns));
+        }
+
+        /** Short form: the key columns of {@link #table(String)}, in key order. */
+        public Builder keyColumns(List<String> columns) {
+            this.keyColumns = columns == null ? List.of() : List.copyOf(columns);
+            this.shortFormUsed = true;
+            return this;
+        }
+
+        /** Short form: any change of {@link #table(String)} evicts the whole cache. */
+        public Builder evictAll() {
+            this.evictAll = true;
+            this.shortFormUsed = true;
+            return this;
+        }
+
+        /** Adds a table feeding this cache (for caches whose values are built from several tables). */
+        public Builder source(SourceDefinition source) {
+            sources.add(source);
+            return this;
+        }
+
+        public Builder keyType(KeyType keyType) {
+            this.keyType = keyType;
+            return this;
+        }
+
+        /** Caffeine specification, e.g. {@code maximumSize=100000,expireAfterWrite=10m}. */
+        public Builder spec(String spec) {
+            this.spec = spec;
+            return this;
+        }
+
+        public Builder cacheNulls(boolean cacheNulls) {
+            this.cacheNulls = cacheNulls;
+            return this;
+        }
+
+        /** Fraction (exclusive 0..1) of {@code expireAfterWrite} after which to refresh ahead; 0 turns it off. */
+        public Builder refreshAhead(double fraction) {
+            this.refreshAhead = fraction;
+            return this;
+        }
+
+        /** How a key of several columns is built from the converted column values (in key order). */
+        public Builder compositeKeyFactory(Function<List<Object>, Object> factory) {
+            this.compositeKeyFactory = factory;
+            return this;
+        }
+
+        public CacheDefinition build() {
+            return new CacheDefinition(this);
+        }
+    }
+}

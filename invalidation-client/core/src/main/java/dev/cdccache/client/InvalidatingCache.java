@@ -1,0 +1,105 @@
+package dev.cdccache.client;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import dev.cdccache.client.cache.CachedValue;
+import dev.cdccache.client.cache.LoadStamp;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * A Caffeine cache whose entries are evicted by the database changes of the tables it is bound to, and
+ * which never keeps a value that was read from the database before an invalidation it has applied
+ * ("no stale populate").
+ *
+ * <p><b>Thread-safety.</b> All methods may be called from any thread. Invalidations arrive on the client's
+ * consumer thread and never wait for a loader.
+ *
+ * <p><b>No stale populate.</b> Every way of filling the cache ({@link #get}, {@link #getAll},
+ * {@link #putLoaded}, refresh-ahead) takes a {@link LoadStamp} of the key's invalidation generation
+ * <em>before</em> the database is read; the value is stored only if no invalidation of that key (or of the
+ * whole cache) was applied since. Otherwise it is returned to the caller but not cached.
+ *
+ * <p><b>Nulls.</b> Keys must not be null. A loader may return {@code null} for "no such row"; if the
+ * cache is configured with {@code cache-nulls} (the default) that absence is cached, and an insert of the
+ * key evicts it like any other change.
+ *
+ * <p><b>Bounded staleness.</b> While the client cannot show that it has applied every change up to
+ * {@code max-staleness} ago, entries read from the database before that are treated as misses (policy
+ * {@code bypass-cache}). Before the client is ready (positioned at the end of every partition) nothing is
+ * cached: loads pass through.
+ *
+ * @param <K> key type; must match the cache's configured {@link KeyType} (e.g. {@code Long} for an id column)
+ * @param <V> value type
+ */
+public interface InvalidatingCache<K, V> {
+
+    /** The configured cache name. */
+    String name();
+
+    /**
+     * Returns the cached value of {@code key}, or loads it. Concurrent misses of one key run one load
+     * (single-flight); the others wait for its result. A loader exception is thrown to every waiting caller
+     * and nothing is cached. The loader must not call back into this cache for the same key.
+     *
+     * @return the value, or {@code null} if the loader found none
+     */
+    V get(K key, Function<? super K, ? extends V> loader);
+
+    /**
+     * Returns the values of {@code keys}: cached ones from the cache, the others from ONE call of
+     * {@code bulkLoader} with exactly the missing keys (no call if every key hits). The result iterates in
+     * the order of {@code keys}; keys the loader returns no value for are omitted (and cached as absent if
+     * {@code cache-nulls} is on). Loaded values are cached only if no invalidation of their key was applied
+     * since the lookup started.
+     */
+    Map<K, V> getAll(Collection<? extends K> keys,
+            Function<? super Set<? extends K>, ? extends Map<? extends K, ? extends V>> bulkLoader);
+
+    /** The cached value, or {@code null} if absent, cached as absent, or not servable (staleness). */
+    V getIfPresent(K key);
+
+    /**
+     * The servable cache entry of {@code key}, or {@code null} on a miss; unlike {@link #getIfPresent} it
+     * tells a cached absence ({@code entry.value() == null}) from a miss. Allocation-free.
+     */
+    CachedValue<V> lookup(K key);
+
+    /**
+     * Starts a load outside {@link #get}: call it on a miss, BEFORE reading the database, and pass the
+     * stamp to {@link #putLoaded}. This is how {@code put} after a miss stays safe.
+     */
+    LoadStamp<K> beginLoad(K key);
+
+    /**
+     * Stores {@code value} (possibly {@code null} = absent) read after {@code stamp} was taken, unless an
+     * invalidation of the key was applied since.
+     *
+     * @return whether the value was cached
+     */
+    boolean putLoaded(LoadStamp<K> stamp, V value);
+
+    /**
+     * Stores a value without a preceding {@link #beginLoad}; it is treated as read from the database now.
+     * Only for values known to be current (e.g. just written by this process); prefer {@link #putLoaded}.
+     *
+     * @return whether the value was cached (not while the client is not ready)
+     */
+    boolean put(K key, V value);
+
+    /** Evicts {@code key}; loads of it that are in flight will not be cached. */
+    void invalidate(K key);
+
+    /** Evicts every entry; loads in flight will not be cached. */
+    void invalidateAll();
+
+    /** Caffeine's estimate of the number of entries. */
+    long estimatedSize();
+
+    /**
+     * The underlying Caffeine cache, for statistics, inspection and iteration. Writing to it directly
+     * bypasses the no-stale-populate protection.
+     */
+    Cache<K, CachedValue<V>> caffeine();
+}

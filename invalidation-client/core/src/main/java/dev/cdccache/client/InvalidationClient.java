@@ -1,0 +1,267 @@
+package dev.cdccache.client;
+
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.cdccache.client.cache.CaffeineInvalidatingCache;
+import dev.cdccache.client.consuming.ChangeConsumer;
+import dev.cdccache.client.eviction.CacheBinding;
+import dev.cdccache.client.eviction.EvictionRouter;
+import dev.cdccache.client.keymapping.KeyMapper;
+import dev.cdccache.client.metrics.BadInputLog;
+import dev.cdccache.client.metrics.ClientMetrics;
+import dev.cdccache.client.staleness.StalenessGuard;
+import dev.cdccache.client.staleness.StalenessStatus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps a set of Caffeine caches consistent with the database by consuming the connector's change topics.
+ *
+ * <pre>{@code
+ * InvalidationClient client = new InvalidationClient(InvalidationClientConfig.builder()
+ *         .bootstrapServers("localhost:9092")
+ *         .cache(CacheDefinition.builder("coupons").table("coupon_db.coupon").keyColumns("id").build())
+ *         .build());
+ * client.start();
+ * client.awaitReady(Duration.ofSeconds(10));
+ * InvalidatingCache<Long, Coupon> coupons = client.cache("coupons");
+ * Coupon c = coupons.get(42L, id -> repository.find(id));
+ * }</pre>
+ *
+ * <p><b>Lifecycle.</b> The caches exist from construction and can be used at once, but nothing is cached
+ * until the client is {@linkplain #isReady() ready}: started, and positioned at the end of every partition
+ * of its topics (loads pass through meanwhile). {@link #close()} stops the consumer. Thread-safe.
+ */
+public final class InvalidationClient implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(InvalidationClient.class);
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final InvalidationClientConfig config;
+    private final String instanceId;
+    private final StalenessGuard guard;
+    private final ClientMetrics metrics;
+    private final Map<String, CaffeineInvalidatingCache<Object, Object>> caches;
+    private final EvictionRouter router;
+    private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory;
+    private final CountDownLatch readyLatch = new CountDownLatch(1);
+    private final Object lifecycle = new Object();
+    private ScheduledExecutorService stalenessTicker;
+    private ChangeConsumer changeConsumer;
+    private Thread consumerThread;
+    private boolean closed;
+
+    /** Creates the caches; throws {@link InvalidConfigurationException} if the configuration cannot work. */
+    public InvalidationClient(InvalidationClientConfig config) {
+        this(config, KafkaConsumer::new);
+    }
+
+    /**
+     * Creates the client with a custom Kafka consumer factory (instrumentation, tests with Kafka's
+     * {@code MockConsumer}). The factory receives the consumer properties the client needs (byte-array
+     * deserializers, no group, no auto commit, {@code auto.offset.reset=none}) and must honour them.
+     */
+    public InvalidationClient(InvalidationClientConfig config,
+            Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory) {
+        this.config = config;
+        this.consumerFactory = consumerFactory;
+        this.instanceId = config.clientId() + "-" + INSTANCES.incrementAndGet();
+        this.guard = new StalenessGuard(config.clock(), config.maxStaleness(), config.stalenessPolicy(),
+                config.heartbeatRequired());
+        this.metrics = new ClientMetrics(config.meterRegistry(), instanceId, guard);
+        Map<String, CaffeineInvalidatingCache<Object, Object>> built = new LinkedHashMap<>();
+        Map<String, List<CacheBinding>> bindings = new HashMap<>();
+        for (CacheDefinition definition : config.caches()) {
+            CaffeineInvalidatingCache<Object, Object> cache = buildCache(definition);
+            built.put(definition.name(), cache);
+            metrics.bindCache(definition.name(), cache.caffeine());
+            for (SourceDefinition source : definition.sources()) {
+                KeyMapper mapper = source.evictAll() ? null
+                        : new KeyMapper(source.keyColumns(), definition.keyType(), definition.compositeKeyFactory());
+                bindings.computeIfAbsent(source.topic(config.topicPrefix()), t -> new ArrayList<>())
+                        .add(new CacheBinding(cache, source.table(), mapper));
+            }
+        }
+        if (bindings.containsKey(config.heartbeatTopic())) {
+            throw new InvalidConfigurationException("heartbeat.topic",
+                    "'" + config.heartbeatTopic() + "' is also the topic of a cache's table; choose another");
+        }
+        this.caches = Collections.unmodifiableMap(built);
+        this.router = new EvictionRouter(bindings, metrics, new BadInputLog(config.clock()));
+        guard.evaluate();
+    }
+
+    private CaffeineInvalidatingCache<Object, Object> buildCache(CacheDefinition definition) {
+        Caffeine<Object, Object> caffeine = Caffeine.from(definition.spec()).recordStats();
+        long refreshAfter = 0;
+        if (definition.refreshAhead() > 0) {
+            Duration ttl = InvalidationClientConfig.ExpireAfterWrite.of(definition.spec());
+            refreshAfter = Math.max(1, (long) (ttl.toMillis() * definition.refreshAhead()));
+        }
+        return new CaffeineInvalidatingCache<>(definition.name(), caffeine, guard, definition.cacheNulls(),
+                refreshAfter, config.refreshExecutor(), metrics::loadDiscarded);
+    }
+
+    /** Starts consuming (idempotent). Returns at once; see {@link #awaitReady(Duration)}. */
+    public void start() {
+        synchronized (lifecycle) {
+            if (closed) {
+                throw new IllegalStateException("closed");
+            }
+            if (consumerThread != null) {
+                return;
+            }
+            stalenessTicker = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, instanceId + "-staleness");
+                t.setDaemon(true);
+                return t;
+            });
+            long interval = guard.evaluationInterval().toMillis();
+            stalenessTicker.scheduleAtFixedRate(guard::evaluate, 0, interval, TimeUnit.MILLISECONDS);
+            changeConsumer = new ChangeConsumer(consumerFactory.apply(consumerProperties()), router,
+                    config.heartbeatTopic(), guard, metrics, new BadInputLog(config.clock()), config.listeners(),
+                    this::becomeReady, config.clock(), config.pollTimeout(), config.positionCheckInterval(),
+                    config.maxMessageBytes(), config.requireTopics());
+            consumerThread = new Thread(changeConsumer, instanceId + "-consumer");
+            consumerThread.setDaemon(true);
+            consumerThread.start();
+            LOG.info("Invalidation client {} reading {} for caches {}", instanceId,
+                    changeConsumer.subscribedTopics(), caches.keySet());
+        }
+    }
+
+    private Map<String, Object> consumerProperties() {
+        Map<String, Object> props = new HashMap<>(config.kafkaProperties());
+        // Broadcast: every instance reads every partition itself, so no group, no commits, no rebalancing.
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, instanceId);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        // Positions are always set explicitly; a position outside the log must surface, not be reset silently.
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.putIfAbsent(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000);
+        props.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
+        return props;
+    }
+
+    private void becomeReady() {
+        guard.markReady();
+        caches.values().forEach(CaffeineInvalidatingCache::startAccepting);
+        guard.evaluate();
+        readyLatch.countDown();
+    }
+
+    /**
+     * Waits until the client is ready.
+     *
+     * @return whether it became ready within {@code timeout} (false also if interrupted)
+     */
+    public boolean awaitReady(Duration timeout) {
+        try {
+            return readyLatch.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Whether the consumer has reached the end of every partition it found at start (caches fill from then). */
+    public boolean isReady() {
+        return readyLatch.getCount() == 0;
+    }
+
+    /**
+     * The cache named {@code name}.
+     *
+     * @throws IllegalArgumentException if no such cache is configured
+     */
+    @SuppressWarnings("unchecked")
+    public <K, V> InvalidatingCache<K, V> cache(String name) {
+        InvalidatingCache<?, ?> cache = caches.get(name);
+        if (cache == null) {
+            throw new IllegalArgumentException("No cache '" + name + "'; configured: " + caches.keySet());
+        }
+        return (InvalidatingCache<K, V>) cache;
+    }
+
+    /** The configured cache names, in configuration order. */
+    public Set<String> cacheNames() {
+        return caches.keySet();
+    }
+
+    /** Every cache, in configuration order. */
+    public Collection<InvalidatingCache<Object, Object>> caches() {
+        return Collections.unmodifiableCollection(caches.values());
+    }
+
+    /** What the client can currently prove about its freshness (for health endpoints). */
+    public StalenessStatus status() {
+        return guard.status();
+    }
+
+    public InvalidationClientConfig config() {
+        return config;
+    }
+
+    /** The client's meters (counters readable in tests and health details). */
+    public ClientMetrics metrics() {
+        return metrics;
+    }
+
+    /** A unique id of this client instance (also its Kafka client.id and metrics tag). */
+    public String instanceId() {
+        return instanceId;
+    }
+
+    /** Stops consuming and waits for the consumer thread to close the Kafka consumer. Idempotent. */
+    @Override
+    public void close() {
+        Thread thread;
+        synchronized (lifecycle) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            thread = consumerThread;
+            if (changeConsumer != null) {
+                changeConsumer.stop();
+            }
+            if (stalenessTicker != null) {
+                stalenessTicker.shutdownNow();
+            }
+        }
+        if (thread != null) {
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "InvalidationClient[" + instanceId + ", caches " + caches.keySet() + "]";
+    }
+}

@@ -1,0 +1,394 @@
+package dev.cdccache.client;
+
+import com.github.benmanes.caffeine.cache.CaffeineSpec;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
+
+/**
+ * Everything an {@link InvalidationClient} needs: the Kafka cluster, the topic naming, the staleness bound and
+ * the caches. Immutable and validated: {@link Builder#build()} throws {@link InvalidConfigurationException}
+ * naming the first wrong setting.
+ */
+public final class InvalidationClientConfig {
+
+    /** The default bound: entries are not served once the client cannot show it is this close to the log. */
+    public static final Duration DEFAULT_MAX_STALENESS = Duration.ofSeconds(5);
+    /** Default largest change-event value parsed; bigger ones evict the caches of their table. */
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
+
+    private static final Pattern TABLE = Pattern.compile("[^.\\s]+\\.[^.\\s]+");
+    private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]+");
+
+    private final String bootstrapServers;
+    private final String topicPrefix;
+    private final String heartbeatTopic;
+    private final boolean heartbeatRequired;
+    private final Duration maxStaleness;
+    private final StalenessPolicy stalenessPolicy;
+    private final boolean requireTopics;
+    private final int maxMessageBytes;
+    private final Duration pollTimeout;
+    private final Duration positionCheckInterval;
+    private final String clientId;
+    private final Map<String, Object> kafkaProperties;
+    private final List<CacheDefinition> caches;
+    private final MeterRegistry meterRegistry;
+    private final LongSupplier clock;
+    private final Executor refreshExecutor;
+    private final List<InvalidationListener> listeners;
+
+    private InvalidationClientConfig(Builder b) {
+        this.bootstrapServers = b.bootstrapServers;
+        this.topicPrefix = b.topicPrefix;
+        this.heartbeatTopic = b.heartbeatTopic != null ? b.heartbeatTopic : b.topicPrefix + ".cdc_meta.heartbeat";
+        this.heartbeatRequired = b.heartbeatRequired;
+        this.maxStaleness = b.maxStaleness;
+        this.stalenessPolicy = b.stalenessPolicy;
+        this.requireTopics = b.requireTopics;
+        this.maxMessageBytes = b.maxMessageBytes;
+        this.pollTimeout = b.pollTimeout;
+        this.positionCheckInterval = b.positionCheckInterval;
+        this.clientId = b.clientId;
+        this.kafkaProperties = Map.copyOf(b.kafkaProperties);
+        this.caches = List.copyOf(b.caches);
+        this.meterRegistry = b.meterRegistry;
+        this.clock = b.clock;
+        this.refreshExecutor = b.refreshExecutor;
+        this.listeners = List.copyOf(b.listeners);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Kafka bootstrap servers, {@code host:port[,host:port]}. */
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    /** The connector's topic prefix; topics are {@code <prefix>.<database>.<table>}. */
+    public String topicPrefix() {
+        return topicPrefix;
+    }
+
+    /** The topic carrying the connector's heartbeat row. */
+    public String heartbeatTopic() {
+        return heartbeatTopic;
+    }
+
+    /**
+     * Whether freshness needs heartbeats (the default): without them the client cannot tell a stopped
+     * connector from a quiet database, so entries expire after {@link #maxStaleness()}.
+     */
+    public boolean heartbeatRequired() {
+        return heartbeatRequired;
+    }
+
+    public Duration maxStaleness() {
+        return maxStaleness;
+    }
+
+    public StalenessPolicy stalenessPolicy() {
+        return stalenessPolicy;
+    }
+
+    /** Whether a subscribed topic that does not exist (yet) means "cannot prove freshness". */
+    public boolean requireTopics() {
+        return requireTopics;
+    }
+
+    public int maxMessageBytes() {
+        return maxMessageBytes;
+    }
+
+    public Duration pollTimeout() {
+        return pollTimeout;
+    }
+
+    /** How often the consumer compares its position with the log end (and looks for new topics). */
+    public Duration positionCheckInterval() {
+        return positionCheckInterval;
+    }
+
+    public String clientId() {
+        return clientId;
+    }
+
+    /** Extra Kafka consumer properties (security etc.), applied before the client's own fixed ones. */
+    public Map<String, Object> kafkaProperties() {
+        return kafkaProperties;
+    }
+
+    public List<CacheDefinition> caches() {
+        return caches;
+    }
+
+    /** The registry metrics are bound to, or {@code null} for none. */
+    public MeterRegistry meterRegistry() {
+        return meterRegistry;
+    }
+
+    /** Wall clock in epoch milliseconds (replaceable in tests). */
+    public LongSupplier clock() {
+        return clock;
+    }
+
+    public Executor refreshExecutor() {
+        return refreshExecutor;
+    }
+
+    public List<InvalidationListener> listeners() {
+        return listeners;
+    }
+
+    /** Builder of an {@link InvalidationClientConfig}; not thread-safe. */
+    public static final class Builder {
+        private String bootstrapServers;
+        private String topicPrefix = "cdc";
+        private String heartbeatTopic;
+        private boolean heartbeatRequired = true;
+        private Duration maxStaleness = DEFAULT_MAX_STALENESS;
+        private StalenessPolicy stalenessPolicy = StalenessPolicy.BYPASS_CACHE;
+        private boolean requireTopics;
+        private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
+        private Duration pollTimeout = Duration.ofMillis(100);
+        private Duration positionCheckInterval = Duration.ofMillis(200);
+        private String clientId = "cdc-invalidation";
+        private final Map<String, Object> kafkaProperties = new LinkedHashMap<>();
+        private final List<CacheDefinition> caches = new ArrayList<>();
+        private MeterRegistry meterRegistry;
+        private LongSupplier clock = System::currentTimeMillis;
+        private Executor refreshExecutor = ForkJoinPool.commonPool();
+        private final List<InvalidationListener> listeners = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        public Builder bootstrapServers(String bootstrapServers) {
+            this.bootstrapServers = bootstrapServers;
+            return this;
+        }
+
+        public Builder topicPrefix(String topicPrefix) {
+            this.topicPrefix = topicPrefix;
+            return this;
+        }
+
+        /** Overrides the heartbeat topic (default {@code <prefix>.cdc_meta.heartbeat}). */
+        public Builder heartbeatTopic(String heartbeatTopic) {
+            this.heartbeatTopic = heartbeatTopic;
+            return this;
+        }
+
+        public Builder heartbeatRequired(boolean heartbeatRequired) {
+            this.heartbeatRequired = heartbeatRequired;
+            return this;
+        }
+
+        public Builder maxStaleness(Duration maxStaleness) {
+            this.maxStaleness = maxStaleness;
+            return this;
+        }
+
+        public Builder stalenessPolicy(StalenessPolicy stalenessPolicy) {
+            this.stalenessPolicy = stalenessPolicy;
+            return this;
+        }
+
+        public Builder requireTopics(boolean requireTopics) {
+            this.requireTopics = requireTopics;
+            return this;
+        }
+
+        public Builder maxMessageBytes(int maxMessageBytes) {
+            this.maxMessageBytes = maxMessageBytes;
+            return this;
+        }
+
+        public Builder pollTimeout(Duration pollTimeout) {
+            this.pollTimeout = pollTimeout;
+            return this;
+        }
+
+        public Builder positionCheckInterval(Duration positionCheckInterval) {
+            this.positionCheckInterval = positionCheckInterval;
+            return this;
+        }
+
+        public Builder clientId(String clientId) {
+            this.clientId = clientId;
+            return this;
+        }
+
+        public Builder kafkaProperty(String name, Object value) {
+            kafkaProperties.put(name, value);
+            return this;
+        }
+
+        public Builder kafkaProperties(Map<String, ?> properties) {
+            kafkaProperties.putAll(properties);
+            return this;
+        }
+
+        public Builder cache(CacheDefinition cache) {
+            caches.add(cache);
+            return this;
+        }
+
+        public Builder meterRegistry(MeterRegistry meterRegistry) {
+            this.meterRegistry = meterRegistry;
+            return this;
+        }
+
+        public Builder clock(LongSupplier epochMillis) {
+            this.clock = epochMillis;
+            return this;
+        }
+
+        public Builder refreshExecutor(Executor executor) {
+            this.refreshExecutor = executor;
+            return this;
+        }
+
+        public Builder listener(InvalidationListener listener) {
+            listeners.add(listener);
+            return this;
+        }
+
+        /** Validates and builds; throws {@link InvalidConfigurationException} naming the first wrong setting. */
+        public InvalidationClientConfig build() {
+            require(bootstrapServers != null && !bootstrapServers.isBlank(), "bootstrap-servers",
+                    "is required (Kafka bootstrap servers, host:port[,host:port])");
+            require(topicPrefix != null && TOPIC.matcher(topicPrefix).matches(), "topic-prefix",
+                    "must be a Kafka topic name prefix (letters, digits, '.', '_', '-'), was '" + topicPrefix + "'");
+            require(heartbeatTopic == null || TOPIC.matcher(heartbeatTopic).matches(), "heartbeat.topic",
+                    "must be a Kafka topic name, was '" + heartbeatTopic + "'");
+            require(maxStaleness != null && !maxStaleness.isNegative() && !maxStaleness.isZero(), "max-staleness",
+                    "must be a positive duration such as 5s, was " + maxStaleness);
+            require(stalenessPolicy != null, "on-staleness", "must be bypass-cache or serve-stale");
+            require(maxMessageBytes > 0, "max-message-size", "must be positive, was " + maxMessageBytes);
+            require(pollTimeout != null && !pollTimeout.isNegative() && !pollTimeout.isZero(), "poll-timeout",
+                    "must be a positive duration, was " + pollTimeout);
+            require(positionCheckInterval != null && !positionCheckInterval.isNegative()
+                    && !positionCheckInterval.isZero(), "position-check-interval",
+                    "must be a positive duration, was " + positionCheckInterval);
+            require(positionCheckInterval.compareTo(maxStaleness) < 0, "position-check-interval",
+                    "must be shorter than max-staleness (" + maxStaleness + "), was " + positionCheckInterval);
+            require(clock != null, "clock", "is required");
+            require(refreshExecutor != null, "refresh-executor", "is required");
+            Set<String> names = new HashSet<>();
+            for (CacheDefinition cache : caches) {
+                validate(cache);
+                require(names.add(cache.name()), "caches." + cache.name(), "is defined twice");
+            }
+            return new InvalidationClientConfig(this);
+        }
+
+        private static void validate(CacheDefinition cache) {
+            String name = cache.name();
+            require(name != null && !name.isBlank(), "caches", "a cache needs a non-blank name");
+            String at = "caches." + name;
+            require(!cache.mixedForms(), at, "use either table/key-columns/evict or sources, not both");
+            require(!cache.sources().isEmpty(), at + ".table",
+                    "is required: the table (database.table) whose changes evict this cache, or a list of sources");
+            require(cache.keyType() != null, at + ".key-type", "is required");
+            for (int i = 0; i < cache.sources().size(); i++) {
+                SourceDefinition source = cache.sources().get(i);
+                String s = cache.sourceSetting(i);
+                require(source.table() != null && TABLE.matcher(source.table()).matches(), s + ".table",
+                        "must be database.table (e.g. coupon_db.coupon), was '" + source.table() + "'");
+                if (source.evictAll()) {
+                    require(source.keyColumns().isEmpty(), s + ".key-columns",
+                            "must be empty when evict is 'all' (every change evicts the whole cache)");
+                } else {
+                    require(!source.keyColumns().isEmpty(), s + ".key-columns",
+                            "is required: the column(s) the cache key is made of, or set evict: all");
+                    for (String column : source.keyColumns()) {
+                        require(column != null && !column.isBlank(), s + ".key-columns", "contains a blank column name");
+                    }
+                    boolean single = cache.keyType() == KeyType.LONG || cache.keyType() == KeyType.INTEGER
+                            || cache.keyType() == KeyType.STRING;
+                    require(!single || source.keyColumns().size() == 1, at + ".key-type",
+                            cache.keyType().name().toLowerCase() + " keys are made of one column, but "
+                                    + s + ".key-columns has " + source.keyColumns().size()
+                                    + "; use key-type composite");
+                }
+                require(source.topic() == null || TOPIC.matcher(source.topic()).matches(), s + ".topic",
+                        "must be a Kafka topic name, was '" + source.topic() + "'");
+            }
+            Set<Integer> arities = new HashSet<>();
+            cache.sources().stream().filter(source -> !source.evictAll())
+                    .forEach(source -> arities.add(source.keyColumns().size()));
+            require(arities.size() <= 1, at + ".sources",
+                    "every source must have the same number of key columns, as they build keys of one cache");
+            String spec = cache.spec();
+            require(spec != null, at + ".spec", "is required (Caffeine specification, e.g. maximumSize=10000)");
+            CaffeineSpec parsed;
+            try {
+                parsed = CaffeineSpec.parse(spec);
+            } catch (IllegalArgumentException e) {
+                throw new InvalidConfigurationException(at + ".spec",
+                        "is not a valid Caffeine specification ('" + spec + "'): " + e.getMessage());
+            }
+            require(!spec.contains("refreshAfterWrite"), at + ".spec",
+                    "must not use refreshAfterWrite; use refresh-ahead, which keeps the no-stale-populate guarantee");
+            require(!spec.contains("weakKeys"), at + ".spec",
+                    "must not use weakKeys: keys are compared with equals() to the keys change events evict");
+            require(!spec.contains("weakValues") && !spec.contains("softValues"), at + ".spec",
+                    "must not use weakValues/softValues");
+            require(parsed != null, at + ".spec", "is not valid");
+            double refresh = cache.refreshAhead();
+            require(refresh == 0 || (refresh > 0 && refresh < 1), at + ".refresh-ahead",
+                    "must be a fraction between 0 and 1 (exclusive) of expireAfterWrite, or 0 for off; was " + refresh);
+            require(refresh == 0 || ExpireAfterWrite.of(spec) != null, at + ".refresh-ahead",
+                    "needs expireAfterWrite in " + at + ".spec");
+            require(cache.compositeKeyFactory() != null, at + ".composite-key-factory", "is required");
+        }
+
+        private static void require(boolean condition, String setting, String problem) {
+            if (!condition) {
+                throw new InvalidConfigurationException(setting, problem);
+            }
+        }
+    }
+
+    /** Reads {@code expireAfterWrite} out of a Caffeine specification (CaffeineSpec has no public getter). */
+    static final class ExpireAfterWrite {
+        private ExpireAfterWrite() {
+        }
+
+        static Duration of(String spec) {
+            for (String option : spec.split(",")) {
+                String[] kv = option.trim().split("=", 2);
+                if (kv.length == 2 && kv[0].trim().equals("expireAfterWrite")) {
+                    return parse(kv[1].trim());
+                }
+            }
+            return null;
+        }
+
+        private static Duration parse(String value) {
+            if (value.startsWith("P") || value.startsWith("p")) {
+                return Duration.parse(value);
+            }
+            long amount = Long.parseLong(value.substring(0, value.length() - 1));
+            return switch (Character.toLowerCase(value.charAt(value.length() - 1))) {
+                case 'd' -> Duration.ofDays(amount);
+                case 'h' -> Duration.ofHours(amount);
+                case 'm' -> Duration.ofMinutes(amount);
+                case 's' -> Duration.ofSeconds(amount);
+                default -> throw new IllegalArgumentException("unknown unit in " + value);
+            };
+        }
+    }
+}

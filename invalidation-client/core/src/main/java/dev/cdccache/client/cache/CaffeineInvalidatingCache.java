@@ -1,0 +1,329 @@
+package dev.cdccache.client.cache;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.cdccache.client.InvalidatingCache;
+import dev.cdccache.client.staleness.StalenessGuard;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+
+/**
+ * The {@link InvalidatingCache} implementation over a synchronous Caffeine cache of {@link CachedValue}s.
+ *
+ * <p>Why not Caffeine's {@code get(key, loader)}: it runs the loader under the map's bin lock, so an
+ * invalidation of a key being loaded would block the consumer thread until the database answers. Here loads
+ * run outside any lock; single-flight is a map of in-flight futures; and a loaded value is stored by a short
+ * {@code compute} that re-checks the key's invalidation generation. An invalidation increments the
+ * generation <em>before</em> it removes the entry, so either the compute sees the new generation and keeps
+ * the old mapping, or the compute ran first and the removal that follows deletes what it stored.
+ *
+ * <p>Created by {@code InvalidationClient}; public for the Spring adapter and tests.
+ *
+ * @param <K> key type
+ * @param <V> value type
+ */
+public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<K, V> {
+
+    /** Hook for counting loads that were not cached because an invalidation raced with them. */
+    public interface LoadListener {
+        LoadListener NONE = cache -> { };
+
+        void discarded(String cache);
+    }
+
+    private final String name;
+    private final Cache<K, CachedValue<V>> cache;
+    private final ConcurrentMap<K, CompletableFuture<V>> inFlight = new ConcurrentHashMap<>();
+    private final InvalidationGenerations generations = new InvalidationGenerations();
+    private final StalenessGuard guard;
+    private final boolean cacheNulls;
+    private final long refreshAfterMillis;
+    private final Executor refreshExecutor;
+    private final LoadListener loadListener;
+
+    /**
+     * @param caffeine builder from the cache's spec (stats are recorded by the caller's choice)
+     * @param refreshAfterMillis age after which a hit through {@link #get} refreshes ahead, or {@code <= 0}
+     */
+    public CaffeineInvalidatingCache(String name, Caffeine<Object, Object> caffeine, StalenessGuard guard,
+            boolean cacheNulls, long refreshAfterMillis, Executor refreshExecutor, LoadListener loadListener) {
+        this.name = name;
+        this.cache = caffeine.build();
+        this.guard = guard;
+        this.cacheNulls = cacheNulls;
+        this.refreshAfterMillis = refreshAfterMillis;
+        this.refreshExecutor = refreshExecutor;
+        this.loadListener = loadListener;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public CachedValue<V> lookup(K key) {
+        CachedValue<V> entry = cache.getIfPresent(key);
+        return entry != null && guard.isServable(entry.loadedAtMillis()) ? entry : null;
+    }
+
+    @Override
+    public V getIfPresent(K key) {
+        // Written out rather than through lookup(): one call level less on the hit path keeps Caffeine's
+        // read path within the JIT's inlining depth.
+        CachedValue<V> entry = cache.getIfPresent(key);
+        return entry != null && guard.isServable(entry.loadedAtMillis()) ? entry.value() : null;
+    }
+
+    @Override
+    public V get(K key, Function<? super K, ? extends V> loader) {
+        // The hit path is written out (not through lookup()) to stay within the JIT's inlining depth.
+        CachedValue<V> entry = cache.getIfPresent(key);
+        if (entry != null && guard.isServable(entry.loadedAtMillis())) {
+            if (refreshAfterMillis > 0) {
+                refreshIfOld(key, entry, loader);
+            }
+            return entry.value();
+        }
+        Objects.requireNonNull(key, "key");
+        return loadSingleFlight(key, loader);
+    }
+
+    private V loadSingleFlight(K key, Function<? super K, ? extends V> loader) {
+        CompletableFuture<V> mine = new CompletableFuture<>();
+        CompletableFuture<V> leader = inFlight.putIfAbsent(key, mine);
+        if (leader != null) {
+            return join(leader);
+        }
+        try {
+            // A load may just have finished between our miss and our registration.
+            CachedValue<V> entry = lookup(key);
+            if (entry != null) {
+                mine.complete(entry.value());
+                return entry.value();
+            }
+            V value = load(key, loader);
+            mine.complete(value);
+            return value;
+        } catch (Throwable t) {
+            mine.completeExceptionally(t);
+            throw t;
+        } finally {
+            inFlight.remove(key, mine);
+        }
+    }
+
+    /** Stamp, read, store-if-unchanged; the stamp must precede the read. */
+    private V load(K key, Function<? super K, ? extends V> loader) {
+        int stripe = InvalidationGenerations.stripe(key);
+        long cacheGeneration = generations.cacheGenerationForStamp();
+        long keyGeneration = generations.keyGeneration(stripe);
+        long startedAt = guard.now();
+        V value = loader.apply(key);
+        store(key, value, stripe, keyGeneration, cacheGeneration, startedAt);
+        return value;
+    }
+
+    private static <V> V join(CompletableFuture<V> future) {
+        try {
+            return future.join();
+        } catch (CompletionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw e;
+        }
+    }
+
+    private void refreshIfOld(K key, CachedValue<V> entry, Function<? super K, ? extends V> loader) {
+        if (guard.now() - entry.loadedAtMillis() < refreshAfterMillis) {
+            return;
+        }
+        CompletableFuture<V> mine = new CompletableFuture<>();
+        if (inFlight.putIfAbsent(key, mine) != null) {
+            return; // a load or refresh of this key is already running
+        }
+        try {
+            refreshExecutor.execute(() -> {
+                try {
+                    mine.complete(load(key, loader));
+                } catch (Throwable t) {
+                    mine.completeExceptionally(t);
+                } finally {
+                    inFlight.remove(key, mine);
+                }
+            });
+        } catch (RuntimeException rejected) {
+            inFlight.remove(key, mine);
+            mine.cancel(false);
+        }
+    }
+
+    /**
+     * Stores the value if no invalidation of its key or of the cache was applied since the generations were
+     * read. The re-check runs inside {@code compute}, which is serialized with the removal an invalidation
+     * performs after incrementing the generation.
+     */
+    private boolean store(K key, V value, int stripe, long keyGeneration, long cacheGeneration, long startedAt) {
+        if (value == null && !cacheNulls) {
+            return false;
+        }
+        if (!generations.unchanged(stripe, keyGeneration, cacheGeneration)) {
+            loadListener.discarded(name);
+            return false;
+        }
+        CachedValue<V> fresh = new CachedValue<>(value, startedAt);
+        boolean[] stored = new boolean[1];
+        cache.asMap().compute(key, (k, current) -> {
+            if (!generations.unchanged(stripe, keyGeneration, cacheGeneration)) {
+                return current;
+            }
+            // Never replace a value whose read started later than ours.
+            if (current != null && current.loadedAtMillis() > startedAt) {
+                return current;
+            }
+            stored[0] = true;
+            return fresh;
+        });
+        if (!stored[0] && !generations.unchanged(stripe, keyGeneration, cacheGeneration)) {
+            loadListener.discarded(name);
+        }
+        return stored[0];
+    }
+
+    @Override
+    public Map<K, V> getAll(Collection<? extends K> keys,
+            Function<? super Set<? extends K>, ? extends Map<? extends K, ? extends V>> bulkLoader) {
+        int size = keys.size();
+        Object[] found = new Object[size];
+        boolean[] hit = new boolean[size];
+        Set<K> missing = null;
+        int i = 0;
+        for (K key : keys) {
+            CachedValue<V> entry = lookup(key);
+            if (entry != null) {
+                hit[i] = true;
+                found[i] = entry.value();
+            } else {
+                if (missing == null) {
+                    missing = new LinkedHashSet<>();
+                }
+                missing.add(key);
+            }
+            i++;
+        }
+        Map<? extends K, ? extends V> loaded = Collections.emptyMap();
+        if (missing != null) {
+            loaded = loadMissing(missing, bulkLoader);
+        }
+        Map<K, V> result = new LinkedHashMap<>((int) (size / 0.75f) + 1);
+        i = 0;
+        for (K key : keys) {
+            @SuppressWarnings("unchecked")
+            V value = hit[i] ? (V) found[i] : loaded.get(key);
+            if (value != null) {
+                result.put(key, value);
+            }
+            i++;
+        }
+        return result;
+    }
+
+    private Map<? extends K, ? extends V> loadMissing(Set<K> missing,
+            Function<? super Set<? extends K>, ? extends Map<? extends K, ? extends V>> bulkLoader) {
+        int n = missing.size();
+        int[] stripes = new int[n];
+        long[] keyGenerations = new long[n];
+        long cacheGeneration = generations.cacheGenerationForStamp();
+        int i = 0;
+        for (K key : missing) {
+            stripes[i] = InvalidationGenerations.stripe(key);
+            keyGenerations[i] = generations.keyGeneration(stripes[i]);
+            i++;
+        }
+        long startedAt = guard.now();
+        Map<? extends K, ? extends V> loaded = bulkLoader.apply(Collections.unmodifiableSet(missing));
+        if (loaded == null) {
+            loaded = Collections.emptyMap();
+        }
+        i = 0;
+        for (K key : missing) {
+            store(key, loaded.get(key), stripes[i], keyGenerations[i], cacheGeneration, startedAt);
+            i++;
+        }
+        return loaded;
+    }
+
+    @Override
+    public LoadStamp<K> beginLoad(K key) {
+        Objects.requireNonNull(key, "key");
+        return generations.stamp(key, guard.now());
+    }
+
+    @Override
+    public boolean putLoaded(LoadStamp<K> stamp, V value) {
+        return store(stamp.key(), value, stamp.stripe(), stamp.keyGeneration(), stamp.cacheGeneration(),
+                stamp.startedAtMillis());
+    }
+
+    @Override
+    public boolean put(K key, V value) {
+        return putLoaded(beginLoad(key), value);
+    }
+
+    @Override
+    public void invalidate(K key) {
+        // Generation first, then removal: see the class comment.
+        generations.invalidateKey(key);
+        inFlight.remove(key);
+        cache.invalidate(key);
+    }
+
+    @Override
+    public void invalidateAll() {
+        generations.invalidateAll();
+        inFlight.clear();
+        cache.invalidateAll();
+    }
+
+    /** Starts caching; called when the client is ready. Loads stamped before are not cached. */
+    public void startAccepting() {
+        generations.startAccepting();
+        cache.invalidateAll();
+    }
+
+    /** Whether loads are cached (the client is ready). */
+    public boolean accepting() {
+        return generations.accepting();
+    }
+
+    @Override
+    public long estimatedSize() {
+        return cache.estimatedSize();
+    }
+
+    @Override
+    public Cache<K, CachedValue<V>> caffeine() {
+        return cache;
+    }
+
+    @Override
+    public String toString() {
+        return "InvalidatingCache[" + name + ", ~" + cache.estimatedSize() + " entries]";
+    }
+}

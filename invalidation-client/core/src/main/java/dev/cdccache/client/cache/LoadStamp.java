@@ -1,0 +1,49 @@
+package dev.cdccache.client.cache;
+
+/**
+ * The invalidation generation of one key (and of its whole cache) taken before a database read. A value
+ * read after the stamp is cached only if neither generation moved, i.e. no invalidation that could concern
+ * the value was applied while it was being read.
+ *
+ * @param <K> key type
+ */
+public final class LoadStamp<K> {
+
+    /** Marks a stamp taken while the client was not ready: such loads are never cached. */
+    static final long NOT_CACHEABLE = -1;
+
+    private final K key;
+    private final int stripe;
+    private final long keyGeneration;
+    private final long cacheGeneration;
+    private final long startedAtMillis;
+
+    LoadStamp(K key, int stripe, long keyGeneration, long cacheGeneration, long startedAtMillis) {
+        this.key = key;
+        this.stripe = stripe;
+        this.keyGeneration = keyGeneration;
+        this.cacheGeneration = cacheGeneration;
+        this.startedAtMillis = startedAtMillis;
+    }
+
+    public K key() {
+        return key;
+    }
+
+    /** Epoch milliseconds at which the stamp was taken (the load's start). */
+    public long startedAtMillis() {
+        return startedAtMillis;
+    }
+
+    int stripe() {
+        return stripe;
+    }
+
+    long keyGeneration() {
+        return keyGeneration;
+    }
+
+    long cacheGeneration() {
+        return cacheGeneration;
+    }
+}

@@ -1,0 +1,115 @@
+package dev.cdccache.client.eviction;
+
+import dev.cdccache.client.keymapping.KeyMappingException;
+import dev.cdccache.client.metrics.BadInputLog;
+import dev.cdccache.client.metrics.ClientMetrics;
+import dev.cdccache.client.metrics.ErrorReason;
+import dev.cdccache.client.parsing.ChangeEvent;
+import dev.cdccache.client.parsing.Operation;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Applies change events to the caches bound to their topic: the keys of the row before and after the change
+ * are evicted (so a changed secondary key evicts the old and the new key); evict-all bindings, truncates
+ * and rows whose key cannot be derived evict the whole cache. Used by the consumer thread only.
+ */
+public final class EvictionRouter {
+
+    private final Map<String, List<CacheBinding>> bindingsByTopic;
+    private final ClientMetrics metrics;
+    private final BadInputLog badInput;
+
+    public EvictionRouter(Map<String, List<CacheBinding>> bindingsByTopic, ClientMetrics metrics, BadInputLog badInput) {
+        this.bindingsByTopic = Map.copyOf(bindingsByTopic);
+        this.metrics = metrics;
+        this.badInput = badInput;
+    }
+
+    /** The data topics caches are bound to. */
+    public Set<String> topics() {
+        return bindingsByTopic.keySet();
+    }
+
+    public boolean isBound(String topic) {
+        return bindingsByTopic.containsKey(topic);
+    }
+
+    /** Applies one parsed event. */
+    public void apply(ChangeEvent event) {
+        List<CacheBinding> bindings = bindingsByTopic.get(event.topic());
+        if (bindings == null) {
+            metrics.error(ErrorReason.UNKNOWN_TABLE);
+            badInput.log(ErrorReason.UNKNOWN_TABLE, event.topic(), event.partition(), event.offset(),
+                    "no cache is bound to this topic");
+            return;
+        }
+        Operation op = event.operation();
+        for (CacheBinding binding : bindings) {
+            if (binding.evictAll() || op == Operation.TRUNCATE) {
+                evictAll(binding);
+                continue;
+            }
+            switch (op) {
+                case READ, CREATE -> evictKeys(binding, event, event.after() == null ? null : event.after(),
+                        event.before(), event.after() == null);
+                case UPDATE -> evictKeys(binding, event, event.before(), event.after(),
+                        event.before() == null || event.after() == null);
+                case DELETE -> evictKeys(binding, event, event.before(), event.after(), event.before() == null);
+                case MESSAGE -> {
+                    // Carries no row: nothing is cached from it.
+                }
+                default -> evictAll(binding);
+            }
+        }
+    }
+
+    /** Evicts every cache bound to {@code topic} entirely (bad input, lost events). */
+    public void evictAllOf(String topic) {
+        List<CacheBinding> bindings = bindingsByTopic.get(topic);
+        if (bindings != null) {
+            bindings.forEach(this::evictAll);
+        }
+    }
+
+    private void evictKeys(CacheBinding binding, ChangeEvent event, JsonNode first, JsonNode second,
+            boolean requiredImageMissing) {
+        if (requiredImageMissing) {
+            unmappable(binding, event, "the " + event.operation().name().toLowerCase()
+                    + " event lacks the row image needed to find every affected key");
+            return;
+        }
+        Object firstKey;
+        Object secondKey;
+        try {
+            firstKey = first == null ? null : binding.keyMapper().keyOf(first);
+            secondKey = second == null ? null : binding.keyMapper().keyOf(second);
+        } catch (KeyMappingException e) {
+            unmappable(binding, event, e.getMessage());
+            return;
+        }
+        if (firstKey != null) {
+            binding.cache().invalidate(firstKey);
+            metrics.keyEvicted(binding.cache().name());
+        }
+        if (secondKey != null && !secondKey.equals(firstKey)) {
+            binding.cache().invalidate(secondKey);
+            metrics.keyEvicted(binding.cache().name());
+        }
+    }
+
+    private void unmappable(CacheBinding binding, ChangeEvent event, String detail) {
+        metrics.error(ErrorReason.UNMAPPABLE_KEY);
+        badInput.log(ErrorReason.UNMAPPABLE_KEY, event.topic(), event.partition(), event.offset(),
+                "cache " + binding.cache().name() + " " + binding.keyMapper().columns() + ": " + detail
+                        + "; evicted the whole cache");
+        evictAll(binding);
+    }
+
+    private void evictAll(CacheBinding binding) {
+        binding.cache().invalidateAll();
+        metrics.allEvicted(binding.cache().name());
+    }
+}

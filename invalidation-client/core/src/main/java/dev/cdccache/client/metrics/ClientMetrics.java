@@ -1,0 +1,145 @@
+package dev.cdccache.client.metrics;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import dev.cdccache.client.staleness.StalenessGuard;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The client's Micrometer meters. Everything here is recorded on the consumer thread or on the load path;
+ * the cache-hit path records nothing (hit rates come from Caffeine's own counters, bound with
+ * {@link CaffeineCacheMetrics}).
+ *
+ * <ul>
+ *   <li>{@code cdc.client.events} (counter; topic): records consumed, tombstones included.</li>
+ *   <li>{@code cdc.client.evictions} (counter; cache, scope=key|all): evictions applied.</li>
+ *   <li>{@code cdc.client.invalidation.lag} (timer with percentile histogram; table): from the change's
+ *       commit time {@code source.ts_ms} to its evictions applied. MariaDB records that commit time with
+ *       ONE-SECOND resolution (truncated), so values are between the true lag and the true lag + 1 s.</li>
+ *   <li>{@code cdc.client.heartbeat.lag} (timer with percentile histogram): from the heartbeat row's
+ *       {@code DATETIME(6)} write time (microsecond resolution) to the heartbeat applied: the end-to-end
+ *       pipeline latency (database, connector, Kafka, this consumer), comparable across clocks only if the
+ *       database host and this host are time-synchronised.</li>
+ *   <li>{@code cdc.client.consumer.lag} (gauge): records between the consumer's positions and the log end
+ *       at the latest position check.</li>
+ *   <li>{@code cdc.client.errors} (counter; reason): bad input and failures, see {@link ErrorReason}.</li>
+ *   <li>{@code cdc.client.loads.discarded} (counter; cache): loaded values not cached because an
+ *       invalidation raced with the load (the no-stale-populate protection at work).</li>
+ *   <li>{@code cdc.client.ready}, {@code cdc.client.fresh} (gauges 0/1) and
+ *       {@code cdc.client.watermark.age} (gauge, seconds): the staleness state.</li>
+ *   <li>{@code cache.*} (tags cache=name): Caffeine statistics via {@link CaffeineCacheMetrics}.</li>
+ * </ul>
+ */
+public final class ClientMetrics {
+
+    private final MeterRegistry registry;
+    private final Tags commonTags;
+    private final Map<String, Counter> eventCounters = new ConcurrentHashMap<>();
+    private final Map<String, Counter> keyEvictions = new ConcurrentHashMap<>();
+    private final Map<String, Counter> allEvictions = new ConcurrentHashMap<>();
+    private final Map<String, Timer> lagTimers = new ConcurrentHashMap<>();
+    private final Map<String, Counter> discarded = new ConcurrentHashMap<>();
+    private final Map<ErrorReason, Counter> errors = new EnumMap<>(ErrorReason.class);
+    /** Kept apart from the registry, which may be a no-op, for health details and tests. */
+    private final Map<ErrorReason, LongAdder> errorCounts = new EnumMap<>(ErrorReason.class);
+    private final Timer heartbeatLag;
+    private final AtomicLong consumerLag = new AtomicLong();
+
+    /** @param registry where to register, or {@code null} for an inert (unregistered) set of meters */
+    public ClientMetrics(MeterRegistry registry, String clientId, StalenessGuard guard) {
+        this.registry = registry != null ? registry : new CompositeMeterRegistry();
+        this.commonTags = Tags.of(Tag.of("client", clientId));
+        for (ErrorReason reason : ErrorReason.values()) {
+            errors.put(reason, Counter.builder("cdc.client.errors").tags(commonTags).tag("reason", reason.tag())
+                    .description("Bad input and consumer failures, by reason").register(this.registry));
+            errorCounts.put(reason, new LongAdder());
+        }
+        this.heartbeatLag = Timer.builder("cdc.client.heartbeat.lag").tags(commonTags)
+                .description("Heartbeat row write (microsecond DATETIME(6)) to heartbeat applied by this client")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofMinutes(1)).register(this.registry);
+        Gauge.builder("cdc.client.consumer.lag", consumerLag, AtomicLong::get).tags(commonTags)
+                .description("Records behind the log end at the latest position check").register(this.registry);
+        Gauge.builder("cdc.client.ready", guard, g -> g.isReady() ? 1 : 0).tags(commonTags)
+                .description("1 once the consumer reached the log end found at start").register(this.registry);
+        Gauge.builder("cdc.client.fresh", guard, g -> g.status().fresh() ? 1 : 0).tags(commonTags)
+                .description("1 while the client can show it is within max-staleness").register(this.registry);
+        Gauge.builder("cdc.client.watermark.age", guard, g -> {
+            long age = g.status().watermarkAgeMillis();
+            return age == Long.MAX_VALUE ? Double.NaN : age / 1000.0;
+        }).tags(commonTags).baseUnit("seconds")
+                .description("Now minus the time up to which every change is known to be applied").register(this.registry);
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** Binds Caffeine's statistics of a cache (the cache must record stats). */
+    public void bindCache(String name, Cache<?, ?> cache) {
+        CaffeineCacheMetrics.monitor(registry, cache, name, commonTags);
+    }
+
+    public void eventConsumed(String topic) {
+        eventCounters.computeIfAbsent(topic, t -> Counter.builder("cdc.client.events").tags(commonTags)
+                .tag("topic", t).description("Change records consumed").register(registry)).increment();
+    }
+
+    public void keyEvicted(String cache) {
+        keyEvictions.computeIfAbsent(cache, c -> evictionCounter(c, "key")).increment();
+    }
+
+    public void allEvicted(String cache) {
+        allEvictions.computeIfAbsent(cache, c -> evictionCounter(c, "all")).increment();
+    }
+
+    private Counter evictionCounter(String cache, String scope) {
+        return Counter.builder("cdc.client.evictions").tags(commonTags).tag("cache", cache).tag("scope", scope)
+                .description("Evictions applied from change events").register(registry);
+    }
+
+    public void invalidationLag(String table, long millis) {
+        lagTimers.computeIfAbsent(table, t -> Timer.builder("cdc.client.invalidation.lag").tags(commonTags)
+                .tag("table", t).description("source.ts_ms (commit time, 1 s resolution on MariaDB) to evictions applied")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofMinutes(1)).register(registry))
+                .record(Math.max(0, millis), TimeUnit.MILLISECONDS);
+    }
+
+    public void heartbeatLag(long millis) {
+        heartbeatLag.record(Math.max(0, millis), TimeUnit.MILLISECONDS);
+    }
+
+    public void consumerLag(long records) {
+        consumerLag.set(records);
+    }
+
+    public void error(ErrorReason reason) {
+        errors.get(reason).increment();
+        errorCounts.get(reason).increment();
+    }
+
+    public void loadDiscarded(String cache) {
+        discarded.computeIfAbsent(cache, c -> Counter.builder("cdc.client.loads.discarded").tags(commonTags)
+                .tag("cache", c).description("Loaded values not cached because an invalidation raced with the load")
+                .register(registry)).increment();
+    }
+
+    /** Count of errors of one reason so far (for tests and health details). */
+    public long errorCount(ErrorReason reason) {
+        return errorCounts.get(reason).sum();
+    }
+}

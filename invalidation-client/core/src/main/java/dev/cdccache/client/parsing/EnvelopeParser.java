@@ -1,0 +1,68 @@
+package dev.cdccache.client.parsing;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Parses Debezium's JSON change-event envelope, with schemas disabled ({@code {"before":..,"after":..}})
+ * or enabled ({@code {"schema":..,"payload":{...}}}). Unknown fields are ignored. Thread-safe.
+ */
+public final class EnvelopeParser {
+
+    private final ObjectMapper mapper = JsonMapper.builder().build();
+
+    /**
+     * @param value the record value, not {@code null} (a tombstone is handled before parsing)
+     * @throws MalformedEventException if the bytes are not JSON, not an envelope, or carry an unknown op
+     */
+    public ChangeEvent parse(String topic, int partition, long offset, byte[] value) throws MalformedEventException {
+        JsonNode root;
+        try {
+            root = mapper.readTree(value);
+        } catch (JacksonException e) {
+            throw new MalformedEventException(MalformedEventException.Reason.MALFORMED_JSON,
+                    "not JSON: " + e.getOriginalMessage(), e);
+        }
+        if (root == null || !root.isObject()) {
+            throw new MalformedEventException(MalformedEventException.Reason.NOT_AN_ENVELOPE,
+                    "not a JSON object", null);
+        }
+        JsonNode payload = root.get("payload");
+        JsonNode envelope = payload != null && payload.isObject() && root.has("schema") ? payload : root;
+        JsonNode opNode = envelope.get("op");
+        if (opNode == null || !opNode.isString()) {
+            throw new MalformedEventException(MalformedEventException.Reason.NOT_AN_ENVELOPE,
+                    "no 'op' field", null);
+        }
+        Operation operation = Operation.ofCode(opNode.asString());
+        if (operation == null) {
+            throw new MalformedEventException(MalformedEventException.Reason.UNEXPECTED_OPERATION,
+                    "unknown op '" + opNode.asString() + "'", null);
+        }
+        JsonNode source = envelope.get("source");
+        String database = null;
+        String table = null;
+        long sourceTs = -1;
+        if (source != null && source.isObject()) {
+            database = text(source.get("db"));
+            table = text(source.get("table"));
+            sourceTs = number(source.get("ts_ms"));
+        }
+        return new ChangeEvent(topic, partition, offset, operation, row(envelope.get("before")),
+                row(envelope.get("after")), database, table, sourceTs, number(envelope.get("ts_ms")));
+    }
+
+    private static JsonNode row(JsonNode node) {
+        return node != null && node.isObject() ? node : null;
+    }
+
+    private static String text(JsonNode node) {
+        return node != null && node.isString() ? node.asString() : null;
+    }
+
+    private static long number(JsonNode node) {
+        return node != null && node.isIntegralNumber() ? node.asLong() : -1;
+    }
+}

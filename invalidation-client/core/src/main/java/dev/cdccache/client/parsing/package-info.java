@@ -1,0 +1,4 @@
+/**
+ * Debezium's JSON change-event envelope, with or without embedded schema.
+ */
+package dev.cdccache.client.parsing;

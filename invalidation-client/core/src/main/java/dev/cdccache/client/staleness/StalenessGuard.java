@@ -1,0 +1,135 @@
+package dev.cdccache.client.staleness;
+
+import dev.cdccache.client.StalenessPolicy;
+import java.time.Duration;
+import java.util.function.LongSupplier;
+
+/**
+ * Decides whether a cache entry may be served, from what the consumer can prove about how far behind it is.
+ *
+ * <p>The <b>watermark</b> W is the time up to which the client has provably applied every change. It
+ * advances when a position check completes: at time t the consumer looked up the log end offsets of every
+ * partition, and later its positions reached them; every event produced before t is then applied. Events
+ * produced before t include every change committed before the latest heartbeat the client had applied at t
+ * (the connector writes a heartbeat row through the same binlog, after those changes), so W becomes that
+ * heartbeat's commit time. Without required heartbeats W becomes t itself.
+ *
+ * <p>An entry whose database read started at L is served only if {@code now - max(L, W) <= max-staleness}.
+ * So a fresh client serves everything; a client that falls behind (connector stopped, Kafka unreachable,
+ * consumer stuck) serves only entries read within the bound, i.e. behaves like a TTL cache, and resumes
+ * by itself when W moves again.
+ *
+ * <p>To keep the cache-hit path to one volatile read and a compare, {@link #evaluate()} (run every
+ * {@link #evaluationInterval()} by the client) precomputes the oldest servable load time, conservatively
+ * for the next two intervals: the bound is never exceeded while evaluations run on time, and entries stop
+ * being served up to two intervals early.
+ */
+public final class StalenessGuard {
+
+    private static final long UNKNOWN = Long.MIN_VALUE;
+
+    private final LongSupplier clock;
+    private final long maxStalenessMillis;
+    private final long evaluationIntervalMillis;
+    private final StalenessPolicy policy;
+    private final boolean heartbeatRequired;
+
+    /** Entries loaded before this time are not served; {@code Long.MIN_VALUE} serves all. */
+    private volatile long oldestServableLoad = Long.MIN_VALUE;
+    private volatile long watermark = UNKNOWN;
+    private volatile long lastHeartbeat = UNKNOWN;
+    private volatile long lastConfirmed = UNKNOWN;
+    private volatile boolean ready;
+    private volatile String problem;
+
+    public StalenessGuard(LongSupplier clock, Duration maxStaleness, StalenessPolicy policy, boolean heartbeatRequired) {
+        this.clock = clock;
+        this.maxStalenessMillis = maxStaleness.toMillis();
+        this.evaluationIntervalMillis = Math.max(1, Math.min(100, maxStalenessMillis / 20));
+        this.policy = policy;
+        this.heartbeatRequired = heartbeatRequired;
+    }
+
+    /** The hit-path check: may an entry whose database read started at {@code loadedAtMillis} be served? */
+    public boolean isServable(long loadedAtMillis) {
+        return loadedAtMillis >= oldestServableLoad;
+    }
+
+    /** Current time of the guard's clock, epoch millis. */
+    public long now() {
+        return clock.getAsLong();
+    }
+
+    /** How often {@link #evaluate()} must run. */
+    public Duration evaluationInterval() {
+        return Duration.ofMillis(evaluationIntervalMillis);
+    }
+
+    /** Recomputes the oldest servable load time; called every {@link #evaluationInterval()}. */
+    public void evaluate() {
+        if (policy == StalenessPolicy.SERVE_STALE) {
+            oldestServableLoad = Long.MIN_VALUE;
+            return;
+        }
+        // Valid until the next evaluation plus one interval of slack for a late scheduler.
+        long horizon = clock.getAsLong() + 2 * evaluationIntervalMillis;
+        long w = watermark;
+        long limit = horizon - maxStalenessMillis;
+        oldestServableLoad = (w != UNKNOWN && w >= limit) ? Long.MIN_VALUE : limit;
+    }
+
+    /** The consumer has applied a heartbeat written at {@code commitMillis}. */
+    public void heartbeatApplied(long commitMillis) {
+        if (lastHeartbeat == UNKNOWN || commitMillis > lastHeartbeat) {
+            lastHeartbeat = commitMillis;
+        }
+    }
+
+    /** The latest heartbeat commit time applied, or {@link Long#MIN_VALUE}; read when a position check starts. */
+    public long lastHeartbeat() {
+        return lastHeartbeat;
+    }
+
+    /**
+     * The consumer's positions reached the end offsets looked up at {@code checkStartedMillis}, when the latest
+     * applied heartbeat was {@code heartbeatAtStart}.
+     */
+    public void positionsConfirmed(long checkStartedMillis, long heartbeatAtStart) {
+        lastConfirmed = checkStartedMillis;
+        problem = null;
+        long candidate = heartbeatRequired ? heartbeatAtStart : checkStartedMillis;
+        if (candidate != UNKNOWN && (watermark == UNKNOWN || candidate > watermark)) {
+            watermark = candidate;
+            evaluate();
+        }
+    }
+
+    /** The consumer could not check its position (recorded for health details). */
+    public void positionUnconfirmed(String reason) {
+        problem = reason;
+    }
+
+    /** The consumer reached the end of every partition found at start. */
+    public void markReady() {
+        ready = true;
+    }
+
+    public boolean isReady() {
+        return ready;
+    }
+
+    public long maxStalenessMillis() {
+        return maxStalenessMillis;
+    }
+
+    public StalenessPolicy policy() {
+        return policy;
+    }
+
+    public StalenessStatus status() {
+        long now = clock.getAsLong();
+        long w = watermark;
+        boolean fresh = ready && w != UNKNOWN && now - w <= maxStalenessMillis;
+        return new StalenessStatus(ready, fresh, w, lastHeartbeat, lastConfirmed, maxStalenessMillis, now, problem);
+    }
+}

@@ -1,0 +1,25 @@
+package dev.cdccache.client.staleness;
+
+/**
+ * A snapshot of what the client can prove about its freshness.
+ *
+ * @param ready whether the consumer has reached the end of every partition it found at start
+ * @param fresh whether the client can show it has applied every change committed up to
+ *        {@code maxStalenessMillis} ago ({@code now - watermark <= max-staleness})
+ * @param watermarkMillis epoch millis up to which every change is known to be applied, or
+ *        {@link Long#MIN_VALUE} if none yet
+ * @param lastHeartbeatMillis the commit time of the latest heartbeat applied, or {@link Long#MIN_VALUE}
+ * @param lastPositionConfirmedMillis when the consumer last reached the log end it had just looked up,
+ *        or {@link Long#MIN_VALUE}
+ * @param maxStalenessMillis the configured bound
+ * @param nowMillis the time of the snapshot
+ * @param problem the latest reason the client could not confirm its position, or {@code null}
+ */
+public record StalenessStatus(boolean ready, boolean fresh, long watermarkMillis, long lastHeartbeatMillis,
+        long lastPositionConfirmedMillis, long maxStalenessMillis, long nowMillis, String problem) {
+
+    /** {@code now - watermark} in milliseconds, or {@link Long#MAX_VALUE} without a watermark. */
+    public long watermarkAgeMillis() {
+        return watermarkMillis == Long.MIN_VALUE ? Long.MAX_VALUE : Math.max(0, nowMillis - watermarkMillis);
+    }
+}

@@ -1,0 +1,367 @@
+package dev.cdccache.client.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * DESIGN point 3, each filling path with the interleaving forced by latches: the loader reads the old row,
+ * the change is committed and its invalidation applied, then the loader returns. The old value must not stay
+ * in the cache.
+ */
+class NoStalePopulateTest {
+
+    private final Map<Long, String> database = new ConcurrentHashMap<>();
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stop() {
+        threads.shutdownNow();
+    }
+
+    /** The change pipeline: commit, then (later) the invalidation reaches the cache. */
+    private void commitAndInvalidate(CaffeineInvalidatingCache<Long, String> cache, long id, String value) {
+        database.put(id, value);
+        cache.invalidate(id);
+    }
+
+    @Test
+    void singleGetDoesNotCacheAValueReadBeforeAnAppliedInvalidation() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready();
+        database.put(1L, "old");
+        CountDownLatch read = new CountDownLatch(1);
+        CountDownLatch invalidated = new CountDownLatch(1);
+
+        CompletableFuture<String> load = CompletableFuture.supplyAsync(() -> cache.get(1L, id -> {
+            String value = database.get(id);
+            read.countDown();
+            await(invalidated);
+            return value;
+        }), threads);
+        await(read);
+        commitAndInvalidate(cache, 1L, "new");
+        invalidated.countDown();
+
+        assertThat(load.get(5, TimeUnit.SECONDS)).isEqualTo("old"); // the caller gets what it read...
+        assertThat(cache.getIfPresent(1L)).isNull();                // ...but it is not cached
+        assertThat(cache.get(1L, database::get)).isEqualTo("new");
+        assertThat(cache.getIfPresent(1L)).isEqualTo("new");
+    }
+
+    @Test
+    void putAfterMissDoesNotCacheAValueReadBeforeAnAppliedInvalidation() {
+        CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready();
+        database.put(1L, "old");
+
+        assertThat(cache.lookup(1L)).isNull();
+        LoadStamp<Long> stamp = cache.beginLoad(1L);
+        String read = database.get(1L);
+        commitAndInvalidate(cache, 1L, "new");
+        assertThat(cache.putLoaded(stamp, read)).isFalse();
+
+        assertThat(cache.getIfPresent(1L)).isNull();
+        LoadStamp<Long> second = cache.beginLoad(1L);
+        assertThat(cache.putLoaded(second, database.get(1L))).isTrue();
+        assertThat(cache.getIfPresent(1L)).isEqualTo("new");
+    }
+
+    @Test
+    void bulkLoadDoesNotCacheValuesReadBeforeAnAppliedInvalidationButCachesTheOthers() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready();
+        for (long id = 1; id <= 4; id++) {
+            database.put(id, "old" + id);
+        }
+        assertThat(cache.get(4L, database::get)).isEqualTo("old4"); // a hit in the bulk lookup
+        CountDownLatch read = new CountDownLatch(1);
+        CountDownLatch invalidated = new CountDownLatch(1);
+        AtomicInteger loaderCalls = new AtomicInteger();
+
+        CompletableFuture<Map<Long, String>> bulk = CompletableFuture.supplyAsync(() -> cache.getAll(
+                List.of(3L, 1L, 4L, 2L), missing -> {
+                    loaderCalls.incrementAndGet();
+                    assertThat(new java.util.ArrayList<Long>(missing)).containsExactly(3L, 1L, 2L);
+                    Map<Long, String> rows = new java.util.HashMap<>();
+                    missing.forEach(id -> rows.put(id, database.get(id)));
+                    read.countDown();
+                    await(invalidated);
+                    return rows;
+                }), threads);
+        await(read);
+        commitAndInvalidate(cache, 2L, "new2");
+        invalidated.countDown();
+
+        Map<Long, String> result = bulk.get(5, TimeUnit.SECONDS);
+        assertThat(result.keySet()).containsExactly(3L, 1L, 4L, 2L);
+        assertThat(loaderCalls).hasValue(1);
+        assertThat(cache.getIfPresent(2L)).isNull();
+        assertThat(cache.getIfPresent(1L)).isEqualTo("old1");
+        assertThat(cache.getIfPresent(3L)).isEqualTo("old3");
+    }
+
+    @Test
+    void evictAllDuringALoadKeepsTheLoadedValueOut() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready();
+        database.put(1L, "old");
+        CountDownLatch read = new CountDownLatch(1);
+        CountDownLatch invalidated = new CountDownLatch(1);
+        CompletableFuture<String> load = CompletableFuture.supplyAsync(() -> cache.get(1L, id -> {
+            String value = database.get(id);
+            read.countDown();
+            await(invalidated);
+            return value;
+        }), threads);
+        await(read);
+        database.clear(); // TRUNCATE
+        cache.invalidateAll();
+        invalidated.countDown();
+
+        assertThat(load.get(5, TimeUnit.SECONDS)).isEqualTo("old");
+        assertThat(cache.lookup(1L)).isNull();
+    }
+
+    @Test
+    void refreshAheadDoesNotCacheAValueReadBeforeAnAppliedInvalidation() throws Exception {
+        AtomicLong clock = new AtomicLong(1_000_000);
+        ExecutorService refresher = Executors.newSingleThreadExecutor();
+        try {
+            CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready(700, refresher, clock);
+            database.put(1L, "v1");
+            assertThat(cache.get(1L, database::get)).isEqualTo("v1");
+            clock.addAndGet(800); // past the refresh point
+            CountDownLatch read = new CountDownLatch(1);
+            CountDownLatch invalidated = new CountDownLatch(1);
+            database.put(1L, "v2");
+
+            // The hit serves the cached value and starts one refresh, which reads v2...
+            assertThat(cache.get(1L, id -> {
+                String value = database.get(id);
+                read.countDown();
+                await(invalidated);
+                return value;
+            })).isEqualTo("v1");
+            await(read);
+            // ...then v3 is committed and its invalidation applied before the refresh stores v2.
+            commitAndInvalidate(cache, 1L, "v3");
+            invalidated.countDown();
+            refresher.submit(() -> { }).get(5, TimeUnit.SECONDS); // the refresh has finished
+
+            assertThat(cache.getIfPresent(1L)).isNull();
+            assertThat(cache.get(1L, database::get)).isEqualTo("v3");
+        } finally {
+            refresher.shutdownNow();
+        }
+    }
+
+    @Test
+    void refreshAheadReplacesTheValueWhenNoInvalidationRaced() throws Exception {
+        AtomicLong clock = new AtomicLong(1_000_000);
+        ExecutorService refresher = Executors.newSingleThreadExecutor();
+        try {
+            CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready(700, refresher, clock);
+            AtomicInteger loads = new AtomicInteger();
+            database.put(1L, "v1");
+            cache.get(1L, id -> {
+                loads.incrementAndGet();
+                return database.get(id);
+            });
+            clock.addAndGet(800);
+            database.put(1L, "v1b"); // e.g. a value derived from the row changed without an event (TTL case)
+            assertThat(cache.get(1L, id -> {
+                loads.incrementAndGet();
+                return database.get(id);
+            })).isEqualTo("v1");
+            refresher.submit(() -> { }).get(5, TimeUnit.SECONDS);
+            assertThat(loads).hasValue(2);
+            assertThat(cache.getIfPresent(1L)).isEqualTo("v1b");
+        } finally {
+            refresher.shutdownNow();
+        }
+    }
+
+    @Test
+    void concurrentMissesOfOneKeyRunOneLoad() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready();
+        database.put(1L, "v");
+        AtomicInteger loads = new AtomicInteger();
+        CountDownLatch loading = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<String> leader = CompletableFuture.supplyAsync(() -> cache.get(1L, id -> {
+            loads.incrementAndGet();
+            loading.countDown();
+            await(release);
+            return database.get(id);
+        }), threads);
+        await(loading);
+        List<CompletableFuture<String>> followers = new java.util.ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            followers.add(CompletableFuture.supplyAsync(() -> cache.get(1L, id -> {
+                loads.incrementAndGet();
+                return database.get(id);
+            }), threads));
+        }
+        // Followers are blocked on the leader's load, not loading themselves.
+        Thread.sleep(100);
+        assertThat(followers).noneMatch(CompletableFuture::isDone);
+        release.countDown();
+        assertThat(leader.get(5, TimeUnit.SECONDS)).isEqualTo("v");
+        for (CompletableFuture<String> follower : followers) {
+            assertThat(follower.get(5, TimeUnit.SECONDS)).isEqualTo("v");
+        }
+        assertThat(loads).hasValue(1);
+    }
+
+    @Test
+    void aLoaderFailureReachesEveryWaitingCallerAndCachesNothing() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready();
+        CountDownLatch loading = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<String> leader = CompletableFuture.supplyAsync(() -> cache.get(1L, id -> {
+            loading.countDown();
+            await(release);
+            throw new IllegalStateException("database down");
+        }), threads);
+        await(loading);
+        CompletableFuture<String> follower = CompletableFuture.supplyAsync(() -> cache.get(1L, id -> "unused"), threads);
+        Thread.sleep(50);
+        release.countDown();
+        assertThat(leader).failsWithin(5, TimeUnit.SECONDS).withThrowableThat()
+                .havingRootCause().isInstanceOf(IllegalStateException.class).withMessage("database down");
+        // The follower either joined the failed load or loaded after it.
+        try {
+            assertThat(follower.get(5, TimeUnit.SECONDS)).isEqualTo("unused");
+        } catch (java.util.concurrent.ExecutionException e) {
+            assertThat(e).hasRootCauseInstanceOf(IllegalStateException.class);
+        }
+        assertThat(cache.lookup(1L) == null || "unused".equals(cache.getIfPresent(1L))).isTrue();
+    }
+
+    @Test
+    void anInvalidationDoesNotWaitForASlowLoaderOfTheSameKey() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready();
+        CountDownLatch loading = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<String> load = CompletableFuture.supplyAsync(() -> cache.get(1L, id -> {
+            loading.countDown();
+            await(release);
+            return "slow";
+        }), threads);
+        await(loading);
+        CompletableFuture<Void> invalidation = CompletableFuture.runAsync(() -> {
+            cache.invalidate(1L);
+            cache.invalidateAll();
+        }, threads);
+        assertThat(invalidation).succeedsWithin(1, TimeUnit.SECONDS);
+        assertThat(load).isNotDone();
+        release.countDown();
+        assertThat(load.get(5, TimeUnit.SECONDS)).isEqualTo("slow");
+        assertThat(cache.lookup(1L)).isNull();
+    }
+
+    @Test
+    void aCallerArrivingAfterAnInvalidationDoesNotJoinTheOlderLoad() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready();
+        database.put(1L, "old");
+        CountDownLatch read = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> cache.get(1L, id -> {
+            String value = database.get(id);
+            read.countDown();
+            await(release);
+            return value;
+        }), threads);
+        await(read);
+        commitAndInvalidate(cache, 1L, "new");
+        // Started after the invalidation was applied: must see the committed change.
+        assertThat(cache.get(1L, database::get)).isEqualTo("new");
+        release.countDown();
+        assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo("old");
+        assertThat(cache.getIfPresent(1L)).isEqualTo("new");
+    }
+
+    @Test
+    void nullResultsAreCachedAsAbsenceAndAnInsertEvictsThem() {
+        CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready();
+        AtomicInteger loads = new AtomicInteger();
+        assertThat(cache.get(7L, id -> {
+            loads.incrementAndGet();
+            return database.get(id);
+        })).isNull();
+        assertThat(cache.lookup(7L)).isNotNull().extracting(CachedValue::value).isNull();
+        assertThat(cache.get(7L, id -> {
+            loads.incrementAndGet();
+            return database.get(id);
+        })).isNull();
+        assertThat(loads).hasValue(1);
+        commitAndInvalidate(cache, 7L, "inserted"); // op c: the after-image key is evicted
+        assertThat(cache.get(7L, database::get)).isEqualTo("inserted");
+    }
+
+    @Test
+    void nothingIsCachedBeforeTheClientIsReadyNorFromLoadsStampedBefore() {
+        StalenessGuardHolder holder = new StalenessGuardHolder();
+        CaffeineInvalidatingCache<Long, String> cache = holder.notReadyCache();
+        assertThat(cache.get(1L, id -> "v")).isEqualTo("v");
+        assertThat(cache.lookup(1L)).isNull();
+        LoadStamp<Long> before = cache.beginLoad(2L);
+        cache.startAccepting();
+        assertThat(cache.putLoaded(before, "v")).isFalse();
+        assertThat(cache.get(1L, id -> "v")).isEqualTo("v");
+        assertThat(cache.lookup(1L)).isNotNull();
+    }
+
+    @Test
+    void bulkLookupReturnsHitsWithoutCallingTheLoaderAndOmitsAbsentKeys() {
+        CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready();
+        database.put(1L, "a");
+        database.put(2L, "b");
+        AtomicInteger calls = new AtomicInteger();
+        java.util.function.Function<Set<? extends Long>, Map<Long, String>> loader = missing -> {
+            calls.incrementAndGet();
+            Map<Long, String> rows = new java.util.HashMap<>();
+            missing.forEach(id -> {
+                if (database.containsKey(id)) {
+                    rows.put(id, database.get(id));
+                }
+            });
+            return rows;
+        };
+        assertThat(cache.getAll(List.of(2L, 9L, 1L), loader)).containsExactly(Map.entry(2L, "b"), Map.entry(1L, "a"));
+        assertThat(calls).hasValue(1);
+        assertThat(cache.getAll(List.of(1L, 2L, 9L), loader)).containsExactly(Map.entry(1L, "a"), Map.entry(2L, "b"));
+        assertThat(calls).hasValue(1); // all hits (9 cached as absent): no loader call
+    }
+
+    static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(10, TimeUnit.SECONDS)) {
+                throw new AssertionError("latch not released");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** A cache whose client is not ready yet. */
+    private static final class StalenessGuardHolder {
+        CaffeineInvalidatingCache<Long, String> notReadyCache() {
+            dev.cdccache.client.staleness.StalenessGuard guard = new dev.cdccache.client.staleness.StalenessGuard(
+                    System::currentTimeMillis, java.time.Duration.ofSeconds(5),
+                    dev.cdccache.client.StalenessPolicy.SERVE_STALE, true);
+            return new CaffeineInvalidatingCache<>("test", com.github.benmanes.caffeine.cache.Caffeine.newBuilder(),
+                    guard, true, 0, Runnable::run, CaffeineInvalidatingCache.LoadListener.NONE);
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.cdccache.client.cache;
+
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.cdccache.client.StalenessPolicy;
+import dev.cdccache.client.staleness.StalenessGuard;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Builds caches for tests without Kafka: a ready cache whose staleness guard serves everything. */
+final class TestCaches {
+
+    private TestCaches() {
+    }
+
+    static CaffeineInvalidatingCache<Long, String> ready() {
+        return ready(0, ForkJoinPool.commonPool(), new AtomicLong(System.currentTimeMillis()));
+    }
+
+    static CaffeineInvalidatingCache<Long, String> ready(long refreshAfterMillis, Executor refreshExecutor,
+            AtomicLong clock) {
+        StalenessGuard guard = new StalenessGuard(clock::get, Duration.ofSeconds(5), StalenessPolicy.SERVE_STALE, true);
+        guard.evaluate();
+        CaffeineInvalidatingCache<Long, String> cache = new CaffeineInvalidatingCache<>("test",
+                Caffeine.newBuilder().maximumSize(100_000), guard, true, refreshAfterMillis, refreshExecutor,
+                CaffeineInvalidatingCache.LoadListener.NONE);
+        cache.startAccepting();
+        return cache;
+    }
+}

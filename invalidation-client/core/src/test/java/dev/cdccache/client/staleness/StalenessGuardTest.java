@@ -1,0 +1,115 @@
+package dev.cdccache.client.staleness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cdccache.client.StalenessPolicy;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** DESIGN point 4 with a controllable clock: which entries are served as the watermark moves or stalls. */
+class StalenessGuardTest {
+
+    private final AtomicLong clock = new AtomicLong(1_000_000);
+    private final StalenessGuard guard = new StalenessGuard(clock::get, Duration.ofSeconds(5),
+            StalenessPolicy.BYPASS_CACHE, true);
+    private final long interval = guard.evaluationInterval().toMillis();
+
+    private void advance(long millis) {
+        clock.addAndGet(millis);
+        guard.evaluate();
+    }
+
+    /** The consumer confirmed its position at "now" while the latest heartbeat was written {@code age} ago. */
+    private void confirmedWithHeartbeatAged(long age) {
+        guard.heartbeatApplied(clock.get() - age);
+        guard.positionsConfirmed(clock.get(), guard.lastHeartbeat());
+    }
+
+    @Test
+    void withoutAWatermarkOnlyEntriesLoadedWithinTheBoundAreServed() {
+        guard.markReady();
+        guard.evaluate();
+        long loadedNow = clock.get();
+        assertThat(guard.isServable(loadedNow)).isTrue();
+        advance(5_000 - 3 * interval);
+        assertThat(guard.isServable(loadedNow)).isTrue();
+        advance(3 * interval);
+        assertThat(guard.isServable(loadedNow)).isFalse();
+        assertThat(guard.status().fresh()).isFalse();
+    }
+
+    @Test
+    void aFreshWatermarkServesOldEntries() {
+        guard.markReady();
+        long loadedLongAgo = clock.get();
+        advance(60_000);
+        confirmedWithHeartbeatAged(1_000);
+        guard.evaluate();
+        assertThat(guard.isServable(loadedLongAgo)).isTrue();
+        assertThat(guard.status().fresh()).isTrue();
+        assertThat(guard.status().watermarkAgeMillis()).isEqualTo(1_000);
+    }
+
+    @Test
+    void whenHeartbeatsStopEntriesOlderThanTheBoundStopBeingServedAndServingResumesAfterRecovery() {
+        guard.markReady();
+        long loadedAt = clock.get();
+        confirmedWithHeartbeatAged(500);
+        advance(1_000);
+        // Connector stopped: positions are still confirmed, but no newer heartbeat arrives.
+        for (int i = 0; i < 20; i++) {
+            guard.positionsConfirmed(clock.get(), guard.lastHeartbeat());
+            advance(250);
+        }
+        assertThat(guard.status().fresh()).isFalse();
+        assertThat(guard.isServable(loadedAt)).isFalse();
+        long loadedRecently = clock.get() - 1_000;
+        assertThat(guard.isServable(loadedRecently)).isTrue();
+
+        // Connector back: heartbeats flow and the consumer catches up.
+        confirmedWithHeartbeatAged(800);
+        assertThat(guard.status().fresh()).isTrue();
+        assertThat(guard.isServable(loadedAt)).isTrue();
+    }
+
+    @Test
+    void aHeartbeatAppliedAfterThePositionCheckStartedDoesNotAdvanceTheWatermark() {
+        guard.markReady();
+        long checkStart = clock.get();
+        long heartbeatAtStart = guard.lastHeartbeat(); // none yet
+        guard.heartbeatApplied(clock.get());          // arrives while the check is pending
+        guard.positionsConfirmed(checkStart, heartbeatAtStart);
+        assertThat(guard.status().watermarkMillis()).isEqualTo(Long.MIN_VALUE);
+    }
+
+    @Test
+    void withoutRequiredHeartbeatsThePositionCheckTimeIsTheWatermark() {
+        StalenessGuard positionsOnly = new StalenessGuard(clock::get, Duration.ofSeconds(5),
+                StalenessPolicy.BYPASS_CACHE, false);
+        positionsOnly.markReady();
+        positionsOnly.positionsConfirmed(clock.get(), Long.MIN_VALUE);
+        assertThat(positionsOnly.status().watermarkMillis()).isEqualTo(clock.get());
+        assertThat(positionsOnly.status().fresh()).isTrue();
+    }
+
+    @Test
+    void serveStaleServesEverythingButStillReportsTheState() {
+        StalenessGuard serveStale = new StalenessGuard(clock::get, Duration.ofSeconds(5),
+                StalenessPolicy.SERVE_STALE, true);
+        serveStale.markReady();
+        long loadedAt = clock.get();
+        clock.addAndGet(60_000);
+        serveStale.evaluate();
+        assertThat(serveStale.isServable(loadedAt)).isTrue();
+        assertThat(serveStale.status().fresh()).isFalse();
+    }
+
+    @Test
+    void aProblemIsReportedUntilTheNextConfirmedPosition() {
+        guard.positionUnconfirmed("TimeoutException: broker unreachable");
+        assertThat(guard.status().problem()).contains("unreachable");
+        guard.positionsConfirmed(clock.get(), Long.MIN_VALUE);
+        assertThat(guard.status().problem()).isNull();
+    }
+}

@@ -1,0 +1,88 @@
+package dev.cdccache.client.spring;
+
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.InvalidationClientConfig;
+import dev.cdccache.client.spring.health.CdcInvalidationHealthIndicator;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.cache.CacheManager;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Fallback;
+
+/**
+ * Auto-configuration of the CDC invalidation client: an {@link InvalidationClient} built from
+ * {@code cdc.invalidation.*}, a {@link CdcCacheManager} exposing its caches to {@code @Cacheable}, a lifecycle
+ * that starts and stops it, and a health indicator when Spring Boot's health support is present. Every bean
+ * backs off when the application defines its own.
+ *
+ * <p>If the application defines its own {@link CacheManager}, that one stays the default for
+ * {@code @Cacheable}: the {@code cdcCacheManager} is then registered as a {@link Fallback} bean, usable with
+ * {@code @Cacheable(cacheManager = "cdcCacheManager")}, by injecting {@link CdcCacheManager}, or combined in a
+ * {@link org.springframework.cache.support.CompositeCacheManager}.
+ */
+@AutoConfiguration(beforeName = "org.springframework.boot.cache.autoconfigure.CacheAutoConfiguration")
+@ConditionalOnClass(InvalidationClient.class)
+@ConditionalOnBooleanProperty(name = "cdc.invalidation.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(CdcInvalidationProperties.class)
+public class CdcInvalidationAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public InvalidationClient invalidationClient(CdcInvalidationProperties properties,
+            ObjectProvider<MeterRegistry> meterRegistry,
+            ObjectProvider<InvalidationClientConfigCustomizer> customizers) {
+        InvalidationClientConfig.Builder builder = ClientConfigFactory.builder(properties, meterRegistry.getIfUnique());
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+        return new InvalidationClient(builder.build());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(name = "cdcInvalidationLifecycle")
+    public InvalidationClientLifecycle cdcInvalidationLifecycle(InvalidationClient client,
+            CdcInvalidationProperties properties) {
+        return new InvalidationClientLifecycle(client, properties.getAwaitReady());
+    }
+
+    /** The application has no CacheManager: ours is the one {@code @Cacheable} uses. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingBean(CacheManager.class)
+    static class DefaultCacheManagerConfiguration {
+
+        @Bean
+        public CdcCacheManager cdcCacheManager(InvalidationClient client) {
+            return new CdcCacheManager(client);
+        }
+    }
+
+    /** The application has its own CacheManager: it stays the default; ours is available by name or type. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBean(CacheManager.class)
+    @ConditionalOnMissingBean(CdcCacheManager.class)
+    static class SecondaryCacheManagerConfiguration {
+
+        @Bean
+        @Fallback
+        public CdcCacheManager cdcCacheManager(InvalidationClient client) {
+            return new CdcCacheManager(client);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.AbstractHealthIndicator")
+    static class HealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "cdcInvalidationHealthIndicator")
+        public CdcInvalidationHealthIndicator cdcInvalidationHealthIndicator(InvalidationClient client,
+                CdcInvalidationProperties properties) {
+            return new CdcInvalidationHealthIndicator(client, properties.getHealth().getStaleStatus());
+        }
+    }
+}

@@ -1,0 +1,420 @@
+package dev.cdccache.client.spring;
+
+import dev.cdccache.client.KeyType;
+import dev.cdccache.client.StalenessPolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Settings of the CDC invalidation client ({@code cdc.invalidation.*}).
+ *
+ * <pre>
+ * cdc:
+ *   invalidation:
+ *     bootstrap-servers: localhost:9092
+ *     caches:
+ *       coupons:       { table: coupon_db.coupon, key-columns: [id], spec: "maximumSize=100000" }
+ *       couponsByCode: { table: coupon_db.coupon, key-columns: [code] }
+ *       couponStats:   { table: coupon_db.coupon, evict: all }
+ * </pre>
+ */
+@ConfigurationProperties("cdc.invalidation")
+public class CdcInvalidationProperties {
+
+    /** Whether to auto-configure the invalidation client, its CacheManager and health indicator. */
+    private boolean enabled = true;
+
+    /** Kafka bootstrap servers the connector writes to, host:port[,host:port]. Required. */
+    private String bootstrapServers;
+
+    /** The connector's topic prefix: topics are named {prefix}.{database}.{table}. */
+    private String topicPrefix = "cdc";
+
+    /**
+     * Bound on staleness: when the client cannot show that it has applied every change committed up to this
+     * long ago (connector stopped, Kafka unreachable, consumer stuck), entries read from the database earlier
+     * than this are not served (see on-staleness). Must exceed the heartbeat interval plus pipeline latency.
+     */
+    private Duration maxStaleness = Duration.ofSeconds(5);
+
+    /** What to do with entries older than max-staleness while freshness cannot be shown. */
+    private StalenessPolicy onStaleness = StalenessPolicy.BYPASS_CACHE;
+
+    /** Whether a subscribed topic that does not exist (yet) counts as "cannot prove freshness". */
+    private boolean requireTopics = false;
+
+    /** Largest change-event value parsed; bigger values evict every cache bound to their table. */
+    private DataSize maxMessageSize = DataSize.ofMegabytes(1);
+
+    /** How long the Kafka consumer waits for records in one poll. */
+    private Duration pollTimeout = Duration.ofMillis(100);
+
+    /** How often the consumer compares its position with the log end and looks for new topics. */
+    private Duration positionCheckInterval = Duration.ofMillis(200);
+
+    /**
+     * How long application start-up waits for the client to be ready (positioned at the log end). Start-up
+     * continues after it either way; caches do not fill until the client is ready.
+     */
+    private Duration awaitReady = Duration.ofSeconds(10);
+
+    /** Kafka client id prefix (also the 'client' tag of the metrics). */
+    private String clientId = "cdc-invalidation";
+
+    /** Connector heartbeat settings. */
+    private final Heartbeat heartbeat = new Heartbeat();
+
+    /** Kafka consumer settings. */
+    private final Kafka kafka = new Kafka();
+
+    /** Health indicator settings. */
+    private final Health health = new Health();
+
+    /** The caches, by name (the name used in @Cacheable and CdcCacheManager#invalidatingCache). */
+    private Map<String, Cache> caches = new LinkedHashMap<>();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getBootstrapServers() {
+        return bootstrapServers;
+    }
+
+    public void setBootstrapServers(String bootstrapServers) {
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    public String getTopicPrefix() {
+        return topicPrefix;
+    }
+
+    public void setTopicPrefix(String topicPrefix) {
+        this.topicPrefix = topicPrefix;
+    }
+
+    public Duration getMaxStaleness() {
+        return maxStaleness;
+    }
+
+    public void setMaxStaleness(Duration maxStaleness) {
+        this.maxStaleness = maxStaleness;
+    }
+
+    public StalenessPolicy getOnStaleness() {
+        return onStaleness;
+    }
+
+    public void setOnStaleness(StalenessPolicy onStaleness) {
+        this.onStaleness = onStaleness;
+    }
+
+    public boolean isRequireTopics() {
+        return requireTopics;
+    }
+
+    public void setRequireTopics(boolean requireTopics) {
+        this.requireTopics = requireTopics;
+    }
+
+    public DataSize getMaxMessageSize() {
+        return maxMessageSize;
+    }
+
+    public void setMaxMessageSize(DataSize maxMessageSize) {
+        this.maxMessageSize = maxMessageSize;
+    }
+
+    public Duration getPollTimeout() {
+        return pollTimeout;
+    }
+
+    public void setPollTimeout(Duration pollTimeout) {
+        this.pollTimeout = pollTimeout;
+    }
+
+    public Duration getPositionCheckInterval() {
+        return positionCheckInterval;
+    }
+
+    public void setPositionCheckInterval(Duration positionCheckInterval) {
+        this.positionCheckInterval = positionCheckInterval;
+    }
+
+    public Duration getAwaitReady() {
+        return awaitReady;
+    }
+
+    public void setAwaitReady(Duration awaitReady) {
+        this.awaitReady = awaitReady;
+    }
+
+    public String getClientId() {
+        return clientId;
+    }
+
+    public void setClientId(String clientId) {
+        this.clientId = clientId;
+    }
+
+    public Heartbeat getHeartbeat() {
+        return heartbeat;
+    }
+
+    public Kafka getKafka() {
+        return kafka;
+    }
+
+    public Health getHealth() {
+        return health;
+    }
+
+    public Map<String, Cache> getCaches() {
+        return caches;
+    }
+
+    public void setCaches(Map<String, Cache> caches) {
+        this.caches = caches;
+    }
+
+    /** How a change evicts a cache's entries. */
+    public enum Evict {
+        /** Evict the entries whose keys are made of the row's key columns (before and after the change). */
+        KEYS,
+        /** Evict every entry of the cache on any change of the table. */
+        ALL
+    }
+
+    /** Heartbeat settings. */
+    public static class Heartbeat {
+
+        /** Topic of the connector's heartbeat table; default {prefix}.cdc_meta.heartbeat. */
+        private String topic;
+
+        /**
+         * Whether freshness requires heartbeats. Without them a stopped connector cannot be told from a
+         * quiet database, so only turn this off if the connector runs no heartbeat.
+         */
+        private boolean required = true;
+
+        public String getTopic() {
+            return topic;
+        }
+
+        public void setTopic(String topic) {
+            this.topic = topic;
+        }
+
+        public boolean isRequired() {
+            return required;
+        }
+
+        public void setRequired(boolean required) {
+            this.required = required;
+        }
+    }
+
+    /** Kafka consumer settings. */
+    public static class Kafka {
+
+        /**
+         * Extra Kafka consumer properties (security.protocol, sasl.*, ssl.*...). group.id is ignored: every
+         * instance reads every partition itself.
+         */
+        private Map<String, String> properties = new LinkedHashMap<>();
+
+        public Map<String, String> getProperties() {
+            return properties;
+        }
+
+        public void setProperties(Map<String, String> properties) {
+            this.properties = properties;
+        }
+    }
+
+    /** Health indicator settings. */
+    public static class Health {
+
+        /**
+         * Status reported while the client is not ready or cannot show it is within max-staleness. The default,
+         * DEGRADED, is not part of the default status order, so it shows in the component without taking the
+         * application out of service; use OUT_OF_SERVICE to make it count.
+         */
+        private String staleStatus = "DEGRADED";
+
+        public String getStaleStatus() {
+            return staleStatus;
+        }
+
+        public void setStaleStatus(String staleStatus) {
+            this.staleStatus = staleStatus;
+        }
+    }
+
+    /** One cache. Either the short form (table, key-columns or evict) or a list of sources. */
+    public static class Cache {
+
+        /** Short form: the table (database.table) whose changes evict this cache. */
+        private String table;
+
+        /** Short form: the column(s) the cache key is made of, in key order. */
+        private List<String> keyColumns = new ArrayList<>();
+
+        /** Short form: 'keys' (default) evicts the row's keys, 'all' evicts the whole cache on any change. */
+        private Evict evict = Evict.KEYS;
+
+        /** Short form: the topic to read instead of {prefix}.{database}.{table}. */
+        private String topic;
+
+        /**
+         * Java type of the keys: auto (Long for an integer column, String for text; several columns: composite),
+         * long, integer, string or composite (Spring's SimpleKey of the column values, which is what @Cacheable
+         * builds for a method with several parameters).
+         */
+        private KeyType keyType = KeyType.AUTO;
+
+        /** Caffeine specification, e.g. maximumSize=100000,expireAfterWrite=10m. */
+        private String spec = dev.cdccache.client.CacheDefinition.DEFAULT_SPEC;
+
+        /** Whether "no such row" (a null load result) is cached; an insert of the key evicts it. */
+        private boolean cacheNulls = true;
+
+        /**
+         * Fraction of expireAfterWrite after which a hit starts one asynchronous reload while serving the cached
+         * value (0 = off). Applies to loads through get(key, loader) and @Cacheable(sync = true).
+         */
+        private double refreshAhead = 0;
+
+        /** Several tables feeding this cache (for values built from several tables). */
+        private List<Source> sources = new ArrayList<>();
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public List<String> getKeyColumns() {
+            return keyColumns;
+        }
+
+        public void setKeyColumns(List<String> keyColumns) {
+            this.keyColumns = keyColumns;
+        }
+
+        public Evict getEvict() {
+            return evict;
+        }
+
+        public void setEvict(Evict evict) {
+            this.evict = evict;
+        }
+
+        public String getTopic() {
+            return topic;
+        }
+
+        public void setTopic(String topic) {
+            this.topic = topic;
+        }
+
+        public KeyType getKeyType() {
+            return keyType;
+        }
+
+        public void setKeyType(KeyType keyType) {
+            this.keyType = keyType;
+        }
+
+        public String getSpec() {
+            return spec;
+        }
+
+        public void setSpec(String spec) {
+            this.spec = spec;
+        }
+
+        public boolean isCacheNulls() {
+            return cacheNulls;
+        }
+
+        public void setCacheNulls(boolean cacheNulls) {
+            this.cacheNulls = cacheNulls;
+        }
+
+        public double getRefreshAhead() {
+            return refreshAhead;
+        }
+
+        public void setRefreshAhead(double refreshAhead) {
+            this.refreshAhead = refreshAhead;
+        }
+
+        public List<Source> getSources() {
+            return sources;
+        }
+
+        public void setSources(List<Source> sources) {
+            this.sources = sources;
+        }
+    }
+
+    /** One table feeding a cache. */
+    public static class Source {
+
+        /** The table, database.table. */
+        private String table;
+
+        /** The column(s) the cache key is made of, in key order. */
+        private List<String> keyColumns = new ArrayList<>();
+
+        /** 'keys' (default) or 'all'. */
+        private Evict evict = Evict.KEYS;
+
+        /** The topic to read instead of {prefix}.{database}.{table}. */
+        private String topic;
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public List<String> getKeyColumns() {
+            return keyColumns;
+        }
+
+        public void setKeyColumns(List<String> keyColumns) {
+            this.keyColumns = keyColumns;
+        }
+
+        public Evict getEvict() {
+            return evict;
+        }
+
+        public void setEvict(Evict evict) {
+            this.evict = evict;
+        }
+
+        public String getTopic() {
+            return topic;
+        }
+
+        public void setTopic(String topic) {
+            this.topic = topic;
+        }
+    }
+}

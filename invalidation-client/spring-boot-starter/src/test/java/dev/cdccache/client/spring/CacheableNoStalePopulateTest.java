@@ -1,0 +1,158 @@
+package dev.cdccache.client.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cdccache.client.CacheDefinition;
+import dev.cdccache.client.InvalidatingCache;
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.InvalidationClientConfig;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.cache.annotation.Cacheable;
+import org.springframework.cache.annotation.EnableCaching;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * DESIGN point 3 through Spring's caching annotations: a {@code @Cacheable} method reads the old row, the
+ * change's invalidation is applied, then the method returns. With {@code sync = false} Spring does
+ * get (miss) - method - put; with {@code sync = true} it calls get(key, loader). Neither may cache the old row.
+ */
+class CacheableNoStalePopulateTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(CdcInvalidationAutoConfiguration.class))
+            .withUserConfiguration(App.class)
+            .withPropertyValues("cdc.invalidation.bootstrap-servers=unused:1", "cdc.invalidation.await-ready=5s");
+
+    @Test
+    void cacheableWithoutSyncDoesNotCacheARowReadBeforeAnAppliedInvalidation() {
+        runner.run(context -> assertNoStalePopulate(context.getBean(CouponService.class),
+                context.getBean(Rows.class), context.getBean(CdcCacheManager.class), false));
+    }
+
+    @Test
+    void cacheableWithSyncDoesNotCacheARowReadBeforeAnAppliedInvalidation() {
+        runner.run(context -> assertNoStalePopulate(context.getBean(CouponService.class),
+                context.getBean(Rows.class), context.getBean(CdcCacheManager.class), true));
+    }
+
+    @Test
+    void cacheableHitsAndMissesUseTheLongKeyThatEventsEvict() {
+        runner.run(context -> {
+            CouponService service = context.getBean(CouponService.class);
+            Rows rows = context.getBean(Rows.class);
+            rows.database.put(3L, "three");
+            assertThat(service.find(3L)).isEqualTo("three");
+            assertThat(service.find(3L)).isEqualTo("three");
+            assertThat(rows.reads).hasValue(1);
+            InvalidatingCache<Long, String> coupons = context.getBean(CdcCacheManager.class).invalidatingCache("coupons");
+            assertThat(coupons.getIfPresent(3L)).isEqualTo("three");
+            coupons.invalidate(3L); // what the consumer does for {"id":3}
+            rows.database.put(3L, "THREE");
+            assertThat(service.find(3L)).isEqualTo("THREE");
+            assertThat(service.findAbsent(404L)).isNull();
+            assertThat(service.findAbsent(404L)).isNull();
+            assertThat(rows.reads).hasValue(3); // the absence was cached
+        });
+    }
+
+    private static void assertNoStalePopulate(CouponService service, Rows rows, CdcCacheManager manager,
+            boolean sync)
+            throws Exception {
+        InvalidatingCache<Long, String> coupons = manager.invalidatingCache("coupons");
+        assertThat(manager.client().isReady()).isTrue();
+        rows.database.put(1L, "old");
+        rows.pauseAfterRead = new CountDownLatch(1);
+        rows.resume = new CountDownLatch(1);
+
+        CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> sync ? service.findSync(1L) : service.find(1L));
+        assertThat(rows.pauseAfterRead.await(5, TimeUnit.SECONDS)).isTrue();
+        rows.database.put(1L, "new"); // commit...
+        coupons.invalidate(1L);          // ...and its invalidation applied by the consumer
+        rows.resume.countDown();
+
+        assertThat(call.get(5, TimeUnit.SECONDS)).isEqualTo("old");
+        assertThat(coupons.getIfPresent(1L)).as("the row read before the invalidation is not cached").isNull();
+        rows.pauseAfterRead = null;
+        assertThat(sync ? service.findSync(1L) : service.find(1L)).isEqualTo("new");
+        assertThat(coupons.getIfPresent(1L)).isEqualTo("new");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableCaching
+    static class App {
+
+        @Bean
+        InvalidationClient invalidationClient() {
+            return MockKafka.readyClient(InvalidationClientConfig.builder().bootstrapServers("unused:1")
+                    .positionCheckInterval(Duration.ofMillis(20))
+                    .cache(CacheDefinition.builder("coupons").table("coupon_db.coupon").keyColumns("id").build())
+                    .build());
+        }
+
+        @Bean
+        Rows rows() {
+            return new Rows();
+        }
+
+        @Bean
+        CouponService couponService(Rows rows) {
+            return new CouponService(rows);
+        }
+    }
+
+    /** The in-memory "database" and the latches, shared by the test and the (proxied) service. */
+    static class Rows {
+        final Map<Long, String> database = new ConcurrentHashMap<>();
+        final AtomicInteger reads = new AtomicInteger();
+        volatile CountDownLatch pauseAfterRead;
+        volatile CountDownLatch resume;
+    }
+
+    static class CouponService {
+        private final Rows rows;
+
+        CouponService(Rows rows) {
+            this.rows = rows;
+        }
+
+        @Cacheable("coupons")
+        public String find(Long id) {
+            return read(id);
+        }
+
+        @Cacheable(cacheNames = "coupons", sync = true)
+        public String findSync(Long id) {
+            return read(id);
+        }
+
+        @Cacheable("coupons")
+        public String findAbsent(Long id) {
+            return read(id);
+        }
+
+        private String read(Long id) {
+            rows.reads.incrementAndGet();
+            String value = rows.database.get(id);
+            CountDownLatch pause = rows.pauseAfterRead;
+            if (pause != null) {
+                pause.countDown();
+                try {
+                    rows.resume.await(5, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package dev.cdccache.client.spring.benchmark;
+
+import dev.cdccache.client.CacheDefinition;
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.InvalidationClientConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+
+/** A ready client over an in-memory Kafka (no broker), so benchmarks measure the cache path only. */
+final class BenchmarkClients {
+
+    static final String SPEC = "maximumSize=100000";
+
+    private BenchmarkClients() {
+    }
+
+    static InvalidationClient readyClient() {
+        InvalidationClientConfig config = InvalidationClientConfig.builder().bootstrapServers("in-memory:0")
+                .cache(CacheDefinition.builder("items").table("shop.item").keyColumns("id").spec(SPEC).build())
+                .build();
+        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("none") {
+            @Override
+            public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+                ConsumerRecords<byte[], byte[]> records = super.poll(timeout);
+                try {
+                    wait(timeout.toMillis()); // idle like a real consumer, do not steal a core
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return records;
+            }
+        };
+        for (String topic : List.of("cdc.shop.item", config.heartbeatTopic())) {
+            consumer.updatePartitions(topic, List.of(new PartitionInfo(topic, 0, null, null, null)));
+            consumer.updateBeginningOffsets(Map.of(new TopicPartition(topic, 0), 0L));
+            consumer.updateEndOffsets(Map.of(new TopicPartition(topic, 0), 0L));
+        }
+        InvalidationClient client = new InvalidationClient(config, props -> consumer);
+        client.start();
+        if (!client.awaitReady(Duration.ofSeconds(10))) {
+            throw new IllegalStateException("client not ready");
+        }
+        return client;
+    }
+}

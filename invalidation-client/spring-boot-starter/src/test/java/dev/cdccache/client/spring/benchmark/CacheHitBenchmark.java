@@ -1,0 +1,108 @@
+package dev.cdccache.client.spring.benchmark;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.cdccache.client.InvalidatingCache;
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.spring.CdcCacheManager;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.springframework.cache.caffeine.CaffeineCache;
+
+/**
+ * The cache-hit path: bare Caffeine against the client's {@link InvalidatingCache} ({@code get(key, loader)}
+ * and {@code getIfPresent}) and against the Spring {@code Cache#get(key)} that {@code @Cacheable} calls, with
+ * Spring's own {@link CaffeineCache} as the reference for that path. Same spec (and recordStats) everywhere.
+ *
+ * <p>Run (from the repository root, see docs/benchmarks.md):
+ * <pre>
+ * ./mvnw -B -q -f invalidation-client/pom.xml -pl spring-boot-starter test-compile dependency:build-classpath \
+ *     -Dmdep.outputFile=target/jmh.classpath -Dmdep.includeScope=test
+ * cd invalidation-client/spring-boot-starter &amp;&amp; java -cp target/test-classes:target/classes:$(cat target/jmh.classpath) \
+ *     org.openjdk.jmh.Main 'dev.cdccache.client.spring.benchmark'
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class CacheHitBenchmark {
+
+    private static final int KEYS = 1 << 12;
+
+    private InvalidationClient client;
+    private Cache<Long, String> bareCaffeine;
+    private InvalidatingCache<Long, String> invalidatingCache;
+    private org.springframework.cache.Cache springCdcCache;
+    private org.springframework.cache.Cache springCaffeineCache;
+    private Long[] keys;
+    private int index;
+
+    @Setup
+    public void setUp() {
+        client = BenchmarkClients.readyClient();
+        invalidatingCache = client.cache("items");
+        springCdcCache = new CdcCacheManager(client).getCache("items");
+        bareCaffeine = Caffeine.from(BenchmarkClients.SPEC).recordStats().build();
+        springCaffeineCache = new CaffeineCache("items",
+                Caffeine.from(BenchmarkClients.SPEC).recordStats().<Object, Object>build());
+        keys = new Long[KEYS];
+        for (int i = 0; i < KEYS; i++) {
+            Long key = (long) i;
+            keys[i] = key;
+            String value = "value-" + i;
+            bareCaffeine.put(key, value);
+            invalidatingCache.put(key, value);
+            springCaffeineCache.put(key, value);
+        }
+        if (invalidatingCache.estimatedSize() < KEYS / 2) {
+            throw new IllegalStateException("values were not cached");
+        }
+    }
+
+    @TearDown
+    public void tearDown() {
+        client.close();
+    }
+
+    private Long nextKey() {
+        return keys[index++ & (KEYS - 1)];
+    }
+
+    @Benchmark
+    public String bareCaffeineGetIfPresent() {
+        return bareCaffeine.getIfPresent(nextKey());
+    }
+
+    @Benchmark
+    public String invalidatingCacheGetIfPresent() {
+        return invalidatingCache.getIfPresent(nextKey());
+    }
+
+    @Benchmark
+    public String invalidatingCacheGetWithLoader() {
+        return invalidatingCache.get(nextKey(), key -> "loaded");
+    }
+
+    @Benchmark
+    public Object springCdcCacheGet() {
+        return springCdcCache.get(nextKey());
+    }
+
+    @Benchmark
+    public Object springCaffeineCacheGet() {
+        return springCaffeineCache.get(nextKey());
+    }
+}

@@ -20,8 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -64,7 +62,6 @@ public final class InvalidationClient implements AutoCloseable {
     private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory;
     private final CountDownLatch readyLatch = new CountDownLatch(1);
     private final Object lifecycle = new Object();
-    private ScheduledExecutorService stalenessTicker;
     private ChangeConsumer changeConsumer;
     private Thread consumerThread;
     private boolean closed;
@@ -106,7 +103,6 @@ public final class InvalidationClient implements AutoCloseable {
         }
         this.caches = Collections.unmodifiableMap(built);
         this.router = new EvictionRouter(bindings, metrics, new BadInputLog(config.clock()));
-        guard.evaluate();
     }
 
     private CaffeineInvalidatingCache<Object, Object> buildCache(CacheDefinition definition) {
@@ -129,13 +125,6 @@ public final class InvalidationClient implements AutoCloseable {
             if (consumerThread != null) {
                 return;
             }
-            stalenessTicker = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, instanceId + "-staleness");
-                t.setDaemon(true);
-                return t;
-            });
-            long interval = guard.evaluationInterval().toMillis();
-            stalenessTicker.scheduleAtFixedRate(guard::evaluate, 0, interval, TimeUnit.MILLISECONDS);
             changeConsumer = new ChangeConsumer(consumerFactory.apply(consumerProperties()), router,
                     config.heartbeatTopic(), guard, metrics, new BadInputLog(config.clock()), config.listeners(),
                     this::becomeReady, config.clock(), config.pollTimeout(), config.positionCheckInterval(),
@@ -168,7 +157,6 @@ public final class InvalidationClient implements AutoCloseable {
     private void becomeReady() {
         guard.markReady();
         caches.values().forEach(CaffeineInvalidatingCache::startAccepting);
-        guard.evaluate();
         readyLatch.countDown();
     }
 
@@ -246,9 +234,6 @@ public final class InvalidationClient implements AutoCloseable {
             thread = consumerThread;
             if (changeConsumer != null) {
                 changeConsumer.stop();
-            }
-            if (stalenessTicker != null) {
-                stalenessTicker.shutdownNow();
             }
         }
         if (thread != null) {

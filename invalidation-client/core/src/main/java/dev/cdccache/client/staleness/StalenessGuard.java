@@ -19,10 +19,10 @@ import java.util.function.LongSupplier;
  * consumer stuck) serves only entries read within the bound, i.e. behaves like a TTL cache, and resumes
  * by itself when W moves again.
  *
- * <p>To keep the cache-hit path to one volatile read and a compare, {@link #evaluate()} (run every
- * {@link #evaluationInterval()} by the client) precomputes the oldest servable load time, conservatively
- * for the next two intervals: the bound is never exceeded while evaluations run on time, and entries stop
- * being served up to two intervals early.
+ * <p>The hit path evaluates that inequality against the clock every time (one clock read, one volatile
+ * read). A threshold precomputed by a timer thread would be cheaper, but it goes out of date whenever that
+ * thread runs late (a GC pause, a starved CPU), and then entries older than the bound are served: the
+ * consistency verifier caught exactly that.
  */
 public final class StalenessGuard {
 
@@ -30,12 +30,9 @@ public final class StalenessGuard {
 
     private final LongSupplier clock;
     private final long maxStalenessMillis;
-    private final long evaluationIntervalMillis;
     private final StalenessPolicy policy;
     private final boolean heartbeatRequired;
 
-    /** Entries loaded before this time are not served; {@code Long.MIN_VALUE} serves all. */
-    private volatile long oldestServableLoad = Long.MIN_VALUE;
     private volatile long watermark = UNKNOWN;
     private volatile long lastHeartbeat = UNKNOWN;
     private volatile long lastConfirmed = UNKNOWN;
@@ -45,37 +42,22 @@ public final class StalenessGuard {
     public StalenessGuard(LongSupplier clock, Duration maxStaleness, StalenessPolicy policy, boolean heartbeatRequired) {
         this.clock = clock;
         this.maxStalenessMillis = maxStaleness.toMillis();
-        this.evaluationIntervalMillis = Math.max(1, Math.min(100, maxStalenessMillis / 20));
         this.policy = policy;
         this.heartbeatRequired = heartbeatRequired;
     }
 
     /** The hit-path check: may an entry whose database read started at {@code loadedAtMillis} be served? */
     public boolean isServable(long loadedAtMillis) {
-        return loadedAtMillis >= oldestServableLoad;
+        if (policy == StalenessPolicy.SERVE_STALE) {
+            return true;
+        }
+        // UNKNOWN is Long.MIN_VALUE, so without a watermark the entry's own load time counts.
+        return clock.getAsLong() - Math.max(loadedAtMillis, watermark) <= maxStalenessMillis;
     }
 
     /** Current time of the guard's clock, epoch millis. */
     public long now() {
         return clock.getAsLong();
-    }
-
-    /** How often {@link #evaluate()} must run. */
-    public Duration evaluationInterval() {
-        return Duration.ofMillis(evaluationIntervalMillis);
-    }
-
-    /** Recomputes the oldest servable load time; called every {@link #evaluationInterval()}. */
-    public void evaluate() {
-        if (policy == StalenessPolicy.SERVE_STALE) {
-            oldestServableLoad = Long.MIN_VALUE;
-            return;
-        }
-        // Valid until the next evaluation plus one interval of slack for a late scheduler.
-        long horizon = clock.getAsLong() + 2 * evaluationIntervalMillis;
-        long w = watermark;
-        long limit = horizon - maxStalenessMillis;
-        oldestServableLoad = (w != UNKNOWN && w >= limit) ? Long.MIN_VALUE : limit;
     }
 
     /** The consumer has applied a heartbeat written at {@code commitMillis}. */
@@ -100,7 +82,6 @@ public final class StalenessGuard {
         long candidate = heartbeatRequired ? heartbeatAtStart : checkStartedMillis;
         if (candidate != UNKNOWN && (watermark == UNKNOWN || candidate > watermark)) {
             watermark = candidate;
-            evaluate();
         }
     }
 

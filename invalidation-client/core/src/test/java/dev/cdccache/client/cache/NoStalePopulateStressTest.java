@@ -177,7 +177,6 @@ class NoStalePopulateStressTest {
     private static CaffeineInvalidatingCache<Long, Long> readyLongCache(AtomicLong clock, ExecutorService refresher) {
         dev.cdccache.client.staleness.StalenessGuard guard = new dev.cdccache.client.staleness.StalenessGuard(
                 clock::get, java.time.Duration.ofSeconds(5), dev.cdccache.client.StalenessPolicy.SERVE_STALE, true);
-        guard.evaluate();
         CaffeineInvalidatingCache<Long, Long> cache = new CaffeineInvalidatingCache<>("stress",
                 com.github.benmanes.caffeine.cache.Caffeine.newBuilder(), guard, true, 50, refresher,
                 CaffeineInvalidatingCache.LoadListener.NONE);

@@ -21,7 +21,6 @@ final class TestCaches {
     static CaffeineInvalidatingCache<Long, String> ready(long refreshAfterMillis, Executor refreshExecutor,
             AtomicLong clock) {
         StalenessGuard guard = new StalenessGuard(clock::get, Duration.ofSeconds(5), StalenessPolicy.SERVE_STALE, true);
-        guard.evaluate();
         CaffeineInvalidatingCache<Long, String> cache = new CaffeineInvalidatingCache<>("test",
                 Caffeine.newBuilder().maximumSize(100_000), guard, true, refreshAfterMillis, refreshExecutor,
                 CaffeineInvalidatingCache.LoadListener.NONE);

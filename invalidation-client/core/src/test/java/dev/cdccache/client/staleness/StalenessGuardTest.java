@@ -13,11 +13,9 @@ class StalenessGuardTest {
     private final AtomicLong clock = new AtomicLong(1_000_000);
     private final StalenessGuard guard = new StalenessGuard(clock::get, Duration.ofSeconds(5),
             StalenessPolicy.BYPASS_CACHE, true);
-    private final long interval = guard.evaluationInterval().toMillis();
 
     private void advance(long millis) {
         clock.addAndGet(millis);
-        guard.evaluate();
     }
 
     /** The consumer confirmed its position at "now" while the latest heartbeat was written {@code age} ago. */
@@ -29,14 +27,26 @@ class StalenessGuardTest {
     @Test
     void withoutAWatermarkOnlyEntriesLoadedWithinTheBoundAreServed() {
         guard.markReady();
-        guard.evaluate();
         long loadedNow = clock.get();
         assertThat(guard.isServable(loadedNow)).isTrue();
-        advance(5_000 - 3 * interval);
+        advance(5_000);
         assertThat(guard.isServable(loadedNow)).isTrue();
-        advance(3 * interval);
+        advance(1);
         assertThat(guard.isServable(loadedNow)).isFalse();
         assertThat(guard.status().fresh()).isFalse();
+    }
+
+    @Test
+    void theBoundHoldsAtEveryHitWithoutAnyBackgroundRefresh() {
+        // Regression (consistency verifier, long runs): a threshold precomputed by a timer thread was served
+        // from after that thread fell behind, so entries 3,001-3,286 ms old passed a 3,000 ms bound.
+        // Only the clock moves here; nothing recomputes anything between the two checks.
+        guard.markReady();
+        confirmedWithHeartbeatAged(0);
+        long loadedLongAgo = clock.get() - 60_000;
+        assertThat(guard.isServable(loadedLongAgo)).as("covered by a fresh watermark").isTrue();
+        advance(5_001);
+        assertThat(guard.isServable(loadedLongAgo)).as("watermark and load both older than the bound").isFalse();
     }
 
     @Test
@@ -45,7 +55,6 @@ class StalenessGuardTest {
         long loadedLongAgo = clock.get();
         advance(60_000);
         confirmedWithHeartbeatAged(1_000);
-        guard.evaluate();
         assertThat(guard.isServable(loadedLongAgo)).isTrue();
         assertThat(guard.status().fresh()).isTrue();
         assertThat(guard.status().watermarkAgeMillis()).isEqualTo(1_000);
@@ -100,7 +109,6 @@ class StalenessGuardTest {
         serveStale.markReady();
         long loadedAt = clock.get();
         clock.addAndGet(60_000);
-        serveStale.evaluate();
         assertThat(serveStale.isServable(loadedAt)).isTrue();
         assertThat(serveStale.status().fresh()).isFalse();
     }

@@ -55,10 +55,10 @@ public final class VerifierSettings {
      */
     public static VerifierSettings shortForm() {
         VerifierSettings s = new VerifierSettings();
-        s.duration = Duration.ofSeconds(75);
+        s.duration = Duration.ofSeconds(90);
         s.faultGap = Duration.ofSeconds(3);
-        s.faults = new ArrayList<>(List.of(FaultKind.CONNECTOR_KILL, FaultKind.KAFKA_RESTART,
-                FaultKind.CLIENT_RESTART, FaultKind.CLIENT_PAUSE, FaultKind.MARIADB_RESTART));
+        s.faults = new ArrayList<>(List.of(FaultKind.CONNECTOR_KILL, FaultKind.MARIADB_RESTART,
+                FaultKind.KAFKA_RESTART, FaultKind.CLIENT_RESTART, FaultKind.CLIENT_PAUSE));
         s.repeatFaults = false;
         s.bulkEvery = Duration.ofSeconds(12);
         s.truncateFirstAt = Duration.ofSeconds(40);

@@ -1,0 +1,259 @@
+# Shell functions of the load tests and the benchmark report: start the platform for a run, restart the
+# services in a given mode, run one Gatling simulation with the gatling-maven-plugin and sample the
+# services' CPU time and SQL statement counters around it. Builds on infra/bin/lib/platform.sh (stack,
+# connector, apps started in the background and stopped by PID from $PLATFORM_DIR/pids).
+#
+# Sourced by gatling/bin/run-simulation and gatling/bin/benchmark-report; expects BENCH_DIR to be set.
+
+BENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
+: "${BENCH_DIR:?BENCH_DIR must be set}"
+export PLATFORM_DIR="${PLATFORM_DIR:-$BENCH_DIR/platform}"
+# Ports of their own, so a benchmark can run beside infra/bin/local-run (13306/19092/16379).
+export MARIADB_PORT="${MARIADB_PORT:-23306}"
+export KAFKA_PORT="${KAFKA_PORT:-29092}"
+export REDIS_PORT="${REDIS_PORT:-26379}"
+COUPON_PORTS="${COUPON_PORTS:-8081 8082}"
+TICKET_PORT="${TICKET_PORT:-8083}"
+CONNECTOR_PORT="${CONNECTOR_PORT:-8090}"
+# Heap of every service instance: the size docs/benchmarks.md recommends (seed 003 lost its tail to 128 MB).
+SERVICE_HEAP="${SERVICE_HEAP:-512m}"
+COUPON_DATA="${COUPON_DATA:-full}"          # coupon-service generator plan: full | small | PLACES:COUPONS[:ATTRS]
+TICKET_LOTS="${TICKET_LOTS:-5}"
+TICKET_PER_LOT="${TICKET_PER_LOT:-5000}"
+CAPTURED_TABLES="coupon_db.place coupon_db.coupon coupon_db.coupon_attribute ticket_db.ticket_category ticket_db.parking_lot ticket_db.car_exchange_detail bench_db.lag_probe"
+
+# shellcheck source=../../../infra/bin/lib/platform.sh
+. "$BENCH_ROOT/infra/bin/lib/platform.sh"
+
+# Runnable jars are copied into the run directory before anything starts (bench_snapshot), so a build
+# running meanwhile (it replaces target/*.jar) cannot pull classes out from under a running service.
+platform_jar() {
+  if [ -f "$BENCH_DIR/jars/$1.jar" ]; then
+    echo "$BENCH_DIR/jars/$1.jar"
+  else
+    echo "$PLATFORM_ROOT/$1/target/$1-$PLATFORM_VERSION-exec.jar"
+  fi
+}
+
+bench_log() { printf '\033[1m[bench]\033[0m %s\n' "$*" >&2; }
+
+bench_mvn() { (cd "$BENCH_ROOT" && ./mvnw -B -q ${BENCH_MVN_OFFLINE:+-o} "$@"); }
+
+# Builds what a run needs: the runnable jars (whole project, once) and this module's classes + classpath.
+bench_build() {
+  local missing=0
+  for m in cdc-connector coupon-service ticket-orchestrator; do
+    [ -f "$(platform_jar "$m")" ] || missing=1
+  done
+  if [ "$missing" = 1 ] && [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then
+    platform_build || return 1
+  fi
+  for m in cdc-connector coupon-service ticket-orchestrator; do
+    [ -f "$(platform_jar "$m")" ] || { bench_log "missing $(platform_jar "$m"): build the project first"; return 1; }
+  done
+  bench_mvn -f gatling/pom.xml test-compile || { bench_log "gatling module does not compile"; return 1; }
+  bench_snapshot
+}
+
+# Copies the service jars and this module's driver classpath into $BENCH_DIR (see platform_jar).
+bench_snapshot() {
+  mkdir -p "$BENCH_DIR/jars" "$BENCH_DIR/lib"
+  for m in cdc-connector coupon-service ticket-orchestrator; do
+    cp "$PLATFORM_ROOT/$m/target/$m-$PLATFORM_VERSION-exec.jar" "$BENCH_DIR/jars/$m.jar" || return 1
+  done
+  rm -rf "$BENCH_DIR/lib/classes" && cp -r "$BENCH_ROOT/gatling/target/classes" "$BENCH_DIR/lib/classes"
+  tr ':' '\n' < "$BENCH_ROOT/gatling/target/driver.classpath" | while read -r jar; do
+    [ -n "$jar" ] && cp "$jar" "$BENCH_DIR/lib/"
+  done
+  BENCH_CLASSPATH="$BENCH_DIR/lib/classes:$(find "$BENCH_DIR/lib" -maxdepth 1 -name '*.jar' | sort | paste -sd:)"
+  export BENCH_CLASSPATH
+}
+
+# java for the drivers of this module (lag driver, report).
+bench_java() {
+  java -cp "${BENCH_CLASSPATH:-$BENCH_ROOT/gatling/target/classes:$(cat "$BENCH_ROOT/gatling/target/driver.classpath")}" "$@"
+}
+
+bench_jdbc_url() { echo "jdbc:mariadb://127.0.0.1:$MARIADB_PORT/"; }
+
+# Starts MariaDB, Kafka and Redis like platform_start_stack, but from this module's classpath (infra and
+# its dependencies as resolved for the gatling module), so a run does not depend on the reactor build.
+bench_start_stack() {
+  mkdir -p "$PLATFORM_DIR/logs"
+  rm -f "$PLATFORM_DIR/stack/stack.env"
+  # java itself in the background (not a function in a subshell), so the PID tracked is the JVM's
+  java -cp "${BENCH_CLASSPATH:-$BENCH_ROOT/gatling/target/classes:$(cat "$BENCH_ROOT/gatling/target/driver.classpath")}" \
+      dev.cdccache.infra.cli.InfraCommand up \
+      --dir "$PLATFORM_DIR/stack" --mariadb-port "$MARIADB_PORT" --kafka-port "$KAFKA_PORT" --redis-port "$REDIS_PORT" \
+      > "$PLATFORM_DIR/logs/stack.log" 2>&1 &
+  platform_track stack $!
+  platform_wait_for "MariaDB, Kafka and Redis (log: $PLATFORM_DIR/logs/stack.log)" 120 \
+      test -f "$PLATFORM_DIR/stack/stack.env" || return 1
+  set -a; . "$PLATFORM_DIR/stack/stack.env"; set +a
+  bench_log "stack up: MariaDB 127.0.0.1:$MARIADB_PORT, Kafka $KAFKA_BOOTSTRAP_SERVERS, Redis 127.0.0.1:$REDIS_PORT"
+}
+
+# Starts the stack, generates the data, starts ticket-orchestrator and the connector. The coupon-service
+# instances are started separately (bench_start_coupons), because the report restarts them per cache mode.
+bench_start_platform() {
+  local ticket_mode=${1:-batched}
+  mkdir -p "$BENCH_DIR/logs" "$BENCH_DIR/gc"
+  bench_start_stack || return 1
+  platform_create_database coupon_db || return 1
+  platform_create_database ticket_db || return 1
+  bench_log "generating coupon data ($COUPON_DATA) ..."
+  local started=$SECONDS
+  java -Xmx1g -jar "$(platform_jar coupon-service)" --coupon.generate="$COUPON_DATA" \
+      --spring.datasource.url="jdbc:mariadb://127.0.0.1:$MARIADB_PORT/coupon_db" \
+      --spring.datasource.username="$MARIADB_APP_USER" --spring.datasource.password="$MARIADB_APP_PASSWORD" \
+      > "$BENCH_DIR/logs/coupon-generator.log" 2>&1 \
+      || { bench_log "coupon data generation failed (log: $BENCH_DIR/logs/coupon-generator.log)"; return 1; }
+  bench_log "coupon data generated in $((SECONDS - started)) s"
+  bench_java dev.cdccache.bench.lag.InvalidationLagDriver setup --jdbc-url "$(bench_jdbc_url)" \
+      --user "$MARIADB_ADMIN_USER" --password "$MARIADB_ADMIN_PASSWORD" --app-user "$MARIADB_APP_USER" \
+      > "$BENCH_DIR/logs/lag-setup.log" 2>&1 || { bench_log "lag probe setup failed"; return 1; }
+  bench_start_ticket "$ticket_mode" || return 1
+  # after the schemas exist: the connector checks that every captured table does
+  # shellcheck disable=SC2086
+  platform_start_connector "$CONNECTOR_PORT" $CAPTURED_TABLES || return 1
+  if [ "${BENCH_BINLOG_TICK:-1}" = 1 ]; then
+    # Keeps the connector's heartbeat alive on a read-only workload (see BinlogTicker's javadoc).
+    java -Xmx32m -cp "${BENCH_CLASSPATH:-$BENCH_ROOT/gatling/target/classes:$(cat "$BENCH_ROOT/gatling/target/driver.classpath")}" \
+        dev.cdccache.bench.writer.BinlogTicker --jdbc-url "$(bench_jdbc_url)" \
+        --user "$MARIADB_ADMIN_USER" --password "$MARIADB_ADMIN_PASSWORD" --interval-ms 500 \
+        > "$BENCH_DIR/logs/binlog-ticker.log" 2>&1 &
+    platform_track binlog-ticker $!
+  fi
+}
+
+# Starts (or restarts) the two coupon-service instances in a cache mode: bench_start_coupons MODE [HEAP] [TAG]
+bench_start_coupons() {
+  local mode=$1 heap=${2:-$SERVICE_HEAP} tag=${3:-$1} i=0 port
+  for port in $COUPON_PORTS; do
+    i=$((i + 1))
+    bench_stop_app "coupon-service-$i"
+    JAVA_TOOL_OPTIONS="-Xlog:gc:file=$BENCH_DIR/gc/coupon-$tag-$i.log:uptime,level,tags ${BENCH_EXTRA_JVM_OPTS:-}" \
+    platform_start_app "coupon-service-$i" coupon-service "$port" "$heap" \
+        --spring.datasource.url="jdbc:mariadb://127.0.0.1:$MARIADB_PORT/coupon_db" \
+        --spring.datasource.username="$MARIADB_APP_USER" --spring.datasource.password="$MARIADB_APP_PASSWORD" \
+        --spring.data.redis.port="$REDIS_PORT" \
+        --coupon.cache.mode="$mode" \
+        --cdc.invalidation.bootstrap-servers="$KAFKA_BOOTSTRAP_SERVERS" \
+        --cdc.invalidation.topic-prefix="$TOPIC_PREFIX" || return 1
+  done
+  bench_await_fresh $COUPON_PORTS
+}
+
+# Starts (or restarts) ticket-orchestrator: bench_start_ticket MODE
+bench_start_ticket() {
+  local mode=$1
+  bench_stop_app ticket-orchestrator
+  JAVA_TOOL_OPTIONS="-Xlog:gc:file=$BENCH_DIR/gc/ticket-$mode.log:uptime,level,tags" \
+  platform_start_app ticket-orchestrator ticket-orchestrator "$TICKET_PORT" "$SERVICE_HEAP" \
+      --spring.datasource.url="jdbc:mariadb://127.0.0.1:$MARIADB_PORT/ticket_db" \
+      --spring.datasource.username="$MARIADB_APP_USER" --spring.datasource.password="$MARIADB_APP_PASSWORD" \
+      --ticket.composition.mode="$mode" \
+      --ticket.generator.enabled=true --ticket.generator.parking-lots="$TICKET_LOTS" \
+      --ticket.generator.tickets-per-lot="$TICKET_PER_LOT" \
+      --ticket.coupons.base-url="http://127.0.0.1:${COUPON_PORTS%% *}" \
+      --cdc.invalidation.bootstrap-servers="$KAFKA_BOOTSTRAP_SERVERS" \
+      --cdc.invalidation.topic-prefix="$TOPIC_PREFIX"
+}
+
+# Waits until each instance's health is UP (with the connector running, that includes the invalidation
+# client proving it is caught up), so no run measures a cache that still bypasses itself.
+bench_await_fresh() {
+  local port
+  for port in "$@"; do
+    platform_wait_for "health UP on $port" 90 bench_health_up "$port" || bench_log "port $port not UP; measuring anyway"
+  done
+}
+
+# The top-level status is the first or the last key of the health document, depending on the version.
+bench_health_up() {
+  local body
+  body=$(curl -fsS --max-time 2 "http://127.0.0.1:$1/actuator/health" | tr -d '\n') || return 1
+  echo "$body" | grep -Eq '^\{"status":"UP"|"status":"UP"\}$' || return 1
+  # a component that is not UP (e.g. the invalidation client DEGRADED: not yet caught up) is not ready either
+  ! echo "$body" | grep -Eq '"status":"(DOWN|DEGRADED|OUT_OF_SERVICE|UNKNOWN)"'
+}
+
+# Stops one app started through platform_start_app, by its PID, and forgets it.
+bench_stop_app() {
+  local name=$1 pids_file="$PLATFORM_DIR/pids" pid
+  [ -f "$pids_file" ] || return 0
+  pid=$(awk -v n="$name" '$2 == n {print $1}' "$pids_file" | tail -1)
+  [ -n "$pid" ] || return 0
+  if kill -0 "$pid" 2>/dev/null; then
+    platform_log "stopping $name (pid $pid)"
+    kill "$pid" 2>/dev/null
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  awk -v n="$name" '$2 != n' "$pids_file" > "$pids_file.tmp" && mv "$pids_file.tmp" "$pids_file"
+}
+
+bench_pid_of() { awk -v n="$1" '$2 == n {print $1}' "$PLATFORM_DIR/pids" | tail -1; }
+
+# CPU seconds (user + system) a process has used so far.
+bench_cpu_seconds() {
+  local pid=$1 ticks
+  [ -r "/proc/$pid/stat" ] || { echo 0; return; }
+  ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }'
+}
+
+# Sum of a Prometheus counter over its series on one instance: bench_counter PORT METRIC
+bench_counter() {
+  curl -fsS --max-time 5 "http://127.0.0.1:$1/actuator/prometheus" 2>/dev/null \
+      | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $NF } END { printf "%.0f", s + 0 }'
+}
+
+# Samples CPU and statement counters of the named apps: bench_sample APP:PORT:METRIC ... -> "key=value" lines
+bench_sample() {
+  local spec name port metric pid
+  for spec in "$@"; do
+    IFS=: read -r name port metric <<< "$spec"
+    pid=$(bench_pid_of "$name")
+    echo "$name.cpu_s=$(bench_cpu_seconds "${pid:-0}")"
+    echo "$name.db_statements=$(bench_counter "$port" "$metric")"
+  done
+}
+
+# Runs one simulation: bench_simulation CLASS RESULT_FILE SAMPLED_APPS -- [-Dname=value ...]
+# SAMPLED_APPS is a space-separated list of APP:PORT:METRIC whose CPU time and statement counter are
+# recorded before and after (as server.<app>.* in the result file). Returns Gatling's exit status
+# (non-zero when an assertion failed, e.g. a failed request).
+bench_simulation() {
+  local class=$1 result=$2 apps=$3; shift 3; [ "${1:-}" = "--" ] && shift
+  local name; name=$(basename "$result" .properties)
+  local before after status report
+  # shellcheck disable=SC2086
+  before=$(bench_sample $apps)
+  bench_log "simulation $class ($name) ..."
+  local t0=$SECONDS load0; load0=$(cut -d' ' -f1-3 /proc/loadavg)
+  bench_mvn -f gatling/pom.xml gatling:test \
+      -Dgatling.simulationClass="dev.cdccache.bench.simulation.$class" -Dgatling.runDescription="$name" \
+      -DjdbcUrl="$(bench_jdbc_url)" -DjdbcUser="${MARIADB_ADMIN_USER:-root}" -DjdbcPassword="${MARIADB_ADMIN_PASSWORD:-}" \
+      -Dresults="$result" -Dlabel="$name" "$@" > "$BENCH_DIR/logs/$name.gatling.log" 2>&1
+  status=$?
+  # shellcheck disable=SC2086
+  after=$(bench_sample $apps)
+  report=$(grep -o 'file://[^ ]*index.html' "$BENCH_DIR/logs/$name.gatling.log" | tail -1 | sed 's|^file://||')
+  if [ -f "$result" ]; then
+    {
+      echo "run.gatling_exit=$status"
+      echo "run.gatling_report=${report:-none}"
+      echo "run.wall_s=$((SECONDS - t0))"
+      echo "run.loadavg_before=$load0"
+      echo "run.loadavg_after=$(cut -d' ' -f1-3 /proc/loadavg)"
+      paste -d' ' <(echo "$before") <(echo "$after") | while read -r b a; do
+        local key=${b%%=*} vb=${b#*=} va=${a#*=}
+        echo "server.$key=$(awk -v x="$va" -v y="$vb" 'BEGIN { printf "%.2f", x - y }')"
+      done
+    } >> "$result"
+  fi
+  grep -E '^(coupon|ticket|mixed) .*\]:|Global.*KO|failed' "$BENCH_DIR/logs/$name.gatling.log" | head -5 >&2
+  [ -n "$report" ] && bench_log "Gatling report: $report"
+  return $status
+}

@@ -1,0 +1,119 @@
+package dev.cdccache.bench.simulation;
+
+import static io.gatling.javaapi.core.CoreDsl.constantConcurrentUsers;
+import static io.gatling.javaapi.core.CoreDsl.constantUsersPerSec;
+import static io.gatling.javaapi.core.CoreDsl.rampConcurrentUsers;
+
+import dev.cdccache.bench.measure.ResultFile;
+import dev.cdccache.bench.measure.StepRecorder;
+import io.gatling.javaapi.core.ClosedInjectionStep;
+import io.gatling.javaapi.core.OpenInjectionStep;
+import io.gatling.javaapi.core.PopulationBuilder;
+import io.gatling.javaapi.core.ScenarioBuilder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The load shapes the simulations use, chosen with {@code -Dprofile}:
+ * <ul>
+ * <li>{@code constant} (open): {@code -Drate} users/s, one request each, for {@code -DwarmupSeconds} +
+ *     {@code -DdurationSeconds}; the figures cover the part after the warm-up.</li>
+ * <li>{@code staircase} (open): a warm-up at the first rate, then each of {@code -Drates} for
+ *     {@code -DstepSeconds}; figures per step. Stops adding load once the system no longer keeps up
+ *     (requests in flight beyond {@code -DsaturationSeconds} of queueing), so saturation is found without
+ *     drowning the machine.</li>
+ * <li>{@code closed}: {@code -Dusers} concurrent users back to back.</li>
+ * <li>{@code seed003} (closed): seed 003's profile, ramp 1 to 5 users over 10 s, hold 5 for 40 s, ramp
+ *     5 to 1 over 30 s, after a warm-up; {@code -DtimeScale} shortens it for smoke runs.</li>
+ * </ul>
+ */
+final class LoadProfile {
+
+    final String name;
+    final int warmupSeconds;
+    final int durationSeconds;
+    final double rate;
+    final int users;
+    final List<Double> rates;
+    final int stepSeconds;
+    final double saturationSeconds;
+    final double timeScale;
+    final StepRecorder steps;
+
+    private LoadProfile(String defaultProfile, String defaultRates) {
+        this.name = SimulationSettings.string("profile", defaultProfile);
+        this.warmupSeconds = SimulationSettings.integer("warmupSeconds", 10);
+        this.durationSeconds = SimulationSettings.integer("durationSeconds", 30);
+        this.rate = SimulationSettings.decimal("rate", 100);
+        this.users = SimulationSettings.integer("users", 8);
+        this.rates = SimulationSettings.decimals("rates", defaultRates);
+        this.stepSeconds = SimulationSettings.integer("stepSeconds", 10);
+        this.saturationSeconds = SimulationSettings.decimal("saturationSeconds", 2);
+        this.timeScale = SimulationSettings.decimal("timeScale", 1);
+        this.steps = name.equals("staircase") ? new StepRecorder(rates, stepSeconds) : null;
+    }
+
+    static LoadProfile fromSystemProperties(String defaultProfile, String defaultRates) {
+        return new LoadProfile(defaultProfile, defaultRates);
+    }
+
+    /** Seconds from the first request after which requests are measured. */
+    int measuredAfterSeconds() {
+        return warmupSeconds;
+    }
+
+    boolean isOpen() {
+        return name.equals("constant") || name.equals("staircase");
+    }
+
+    PopulationBuilder inject(ScenarioBuilder scenario) {
+        switch (name) {
+            case "constant" -> {
+                return scenario.injectOpen(constantUsersPerSec(rate).during(Duration.ofSeconds(warmupSeconds + durationSeconds)));
+            }
+            case "staircase" -> {
+                List<OpenInjectionStep> injection = new ArrayList<>();
+                if (warmupSeconds > 0) {
+                    injection.add(constantUsersPerSec(rates.get(0)).during(Duration.ofSeconds(warmupSeconds)));
+                }
+                for (double r : rates) {
+                    injection.add(constantUsersPerSec(r).during(Duration.ofSeconds(stepSeconds)));
+                }
+                return scenario.injectOpen(injection);
+            }
+            case "closed" -> {
+                return scenario.injectClosed(
+                        constantConcurrentUsers(users).during(Duration.ofSeconds(warmupSeconds + durationSeconds)));
+            }
+            case "seed003" -> {
+                List<ClosedInjectionStep> injection = new ArrayList<>();
+                if (warmupSeconds > 0) {
+                    injection.add(constantConcurrentUsers(2).during(Duration.ofSeconds(warmupSeconds)));
+                }
+                injection.add(rampConcurrentUsers(1).to(5).during(scaled(10)));
+                injection.add(constantConcurrentUsers(5).during(scaled(40)));
+                injection.add(rampConcurrentUsers(5).to(1).during(scaled(30)));
+                return scenario.injectClosed(injection);
+            }
+            default -> throw new IllegalArgumentException(
+                    "unknown -Dprofile=" + name + " (constant, staircase, closed, seed003)");
+        }
+    }
+
+    private Duration scaled(int seconds) {
+        return Duration.ofMillis(Math.max(1000, Math.round(seconds * 1000 * timeScale)));
+    }
+
+    void describe(ResultFile file, String prefix) {
+        file.put(prefix + ".profile", name);
+        file.put(prefix + ".warmup_s", warmupSeconds);
+        switch (name) {
+            case "constant" -> file.put(prefix + ".rate", rate).put(prefix + ".duration_s", durationSeconds);
+            case "staircase" -> file.put(prefix + ".rates", rates.toString()).put(prefix + ".step_s", stepSeconds);
+            case "closed" -> file.put(prefix + ".users", users).put(prefix + ".duration_s", durationSeconds);
+            case "seed003" -> file.put(prefix + ".time_scale", timeScale);
+            default -> { }
+        }
+    }
+}

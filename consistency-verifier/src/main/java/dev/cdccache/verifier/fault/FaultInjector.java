@@ -194,8 +194,8 @@ public final class FaultInjector implements Runnable {
     /**
      * Watches the instances for {@code duration} after the failure began and records when each stopped
      * reporting itself fresh. Its watermark cannot pass the start of the failure (for a held consumer: the
-     * event it is held at, a few milliseconds later), and the guard re-evaluates every 100 ms at most, so an
-     * instance still claiming freshness 500 ms after max-staleness has no proof for it: recorded as a failure.
+     * event it is held at, a few milliseconds later), and the guard compares against the clock on every check,
+     * so an instance still claiming freshness 500 ms after max-staleness has no proof for it: recorded as a failure.
      */
     private void watchDistrust(FaultRecord record, List<ClientInstance> watched, long since, Duration duration) {
         long until = since + duration.toNanos();

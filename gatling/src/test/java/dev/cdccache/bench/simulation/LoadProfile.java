@@ -3,6 +3,7 @@ package dev.cdccache.bench.simulation;
 import static io.gatling.javaapi.core.CoreDsl.constantConcurrentUsers;
 import static io.gatling.javaapi.core.CoreDsl.constantUsersPerSec;
 import static io.gatling.javaapi.core.CoreDsl.rampConcurrentUsers;
+import static io.gatling.javaapi.core.CoreDsl.rampUsersPerSec;
 
 import dev.cdccache.bench.measure.ResultFile;
 import dev.cdccache.bench.measure.StepRecorder;
@@ -17,9 +18,10 @@ import java.util.List;
 /**
  * The load shapes the simulations use, chosen with {@code -Dprofile}:
  * <ul>
- * <li>{@code constant} (open): {@code -Drate} users/s, one request each, for {@code -DwarmupSeconds} +
- *     {@code -DdurationSeconds}; the figures cover the part after the warm-up.</li>
- * <li>{@code staircase} (open): a warm-up at the first rate, then each of {@code -Drates} for
+ * <li>{@code constant} (open): {@code -Drate} users/s, one request each, for {@code -DdurationSeconds}
+ *     after a warm-up of {@code -DwarmupSeconds} that ramps from 1 user/s to the rate in its first half
+ *     and holds the rate in the second; the figures cover the part after the warm-up.</li>
+ * <li>{@code staircase} (open): a warm-up ramping from 1 user/s to the first rate, then each of {@code -Drates} for
  *     {@code -DstepSeconds}; figures per step. Stops adding load once the system no longer keeps up
  *     (requests in flight beyond {@code -DsaturationSeconds} of queueing), so saturation is found without
  *     drowning the machine.</li>
@@ -70,13 +72,12 @@ final class LoadProfile {
     PopulationBuilder inject(ScenarioBuilder scenario) {
         switch (name) {
             case "constant" -> {
-                return scenario.injectOpen(constantUsersPerSec(rate).during(Duration.ofSeconds(warmupSeconds + durationSeconds)));
+                List<OpenInjectionStep> injection = new ArrayList<>(warmUpTo(rate));
+                injection.add(constantUsersPerSec(rate).during(Duration.ofSeconds(durationSeconds)));
+                return scenario.injectOpen(injection);
             }
             case "staircase" -> {
-                List<OpenInjectionStep> injection = new ArrayList<>();
-                if (warmupSeconds > 0) {
-                    injection.add(constantUsersPerSec(rates.get(0)).during(Duration.ofSeconds(warmupSeconds)));
-                }
+                List<OpenInjectionStep> injection = new ArrayList<>(warmUpTo(rates.get(0)));
                 for (double r : rates) {
                     injection.add(constantUsersPerSec(r).during(Duration.ofSeconds(stepSeconds)));
                 }
@@ -99,6 +100,20 @@ final class LoadProfile {
             default -> throw new IllegalArgumentException(
                     "unknown -Dprofile=" + name + " (constant, staircase, closed, seed003)");
         }
+    }
+
+    /**
+     * A cold service (no JIT, empty caches) hit at full rate at once queues requests faster than it
+     * drains them, and every mode then measures its recovery from that pile-up rather than its steady
+     * state; ramping first gives every mode the same gentle start.
+     */
+    private List<OpenInjectionStep> warmUpTo(double target) {
+        if (warmupSeconds <= 0) {
+            return List.of();
+        }
+        Duration ramp = Duration.ofMillis(warmupSeconds * 500L);
+        Duration hold = Duration.ofMillis(warmupSeconds * 1000L).minus(ramp);
+        return List.of(rampUsersPerSec(1).to(target).during(ramp), constantUsersPerSec(target).during(hold));
     }
 
     private Duration scaled(int seconds) {

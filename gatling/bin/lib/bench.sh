@@ -76,21 +76,11 @@ bench_java() {
 
 bench_jdbc_url() { echo "jdbc:mariadb://127.0.0.1:$MARIADB_PORT/"; }
 
-# Starts MariaDB, Kafka and Redis like platform_start_stack, but from this module's classpath (infra and
-# its dependencies as resolved for the gatling module), so a run does not depend on the reactor build.
+# The stack is started from this module's classpath (infra and its dependencies as resolved for the
+# gatling module), so a run does not depend on the reactor build.
 bench_start_stack() {
-  mkdir -p "$PLATFORM_DIR/logs"
-  rm -f "$PLATFORM_DIR/stack/stack.env"
-  # java itself in the background (not a function in a subshell), so the PID tracked is the JVM's
-  java -cp "${BENCH_CLASSPATH:-$BENCH_ROOT/gatling/target/classes:$(cat "$BENCH_ROOT/gatling/target/driver.classpath")}" \
-      dev.cdccache.infra.cli.InfraCommand up \
-      --dir "$PLATFORM_DIR/stack" --mariadb-port "$MARIADB_PORT" --kafka-port "$KAFKA_PORT" --redis-port "$REDIS_PORT" \
-      > "$PLATFORM_DIR/logs/stack.log" 2>&1 &
-  platform_track stack $!
-  platform_wait_for "MariaDB, Kafka and Redis (log: $PLATFORM_DIR/logs/stack.log)" 120 \
-      test -f "$PLATFORM_DIR/stack/stack.env" || return 1
-  set -a; . "$PLATFORM_DIR/stack/stack.env"; set +a
-  bench_log "stack up: MariaDB 127.0.0.1:$MARIADB_PORT, Kafka $KAFKA_BOOTSTRAP_SERVERS, Redis 127.0.0.1:$REDIS_PORT"
+  PLATFORM_INFRA_CLASSPATH="${BENCH_CLASSPATH:-$BENCH_ROOT/gatling/target/classes:$(cat "$BENCH_ROOT/gatling/target/driver.classpath")}" \
+      platform_start_stack
 }
 
 # Starts the stack, generates the data, starts ticket-orchestrator and the connector. The coupon-service
@@ -116,14 +106,6 @@ bench_start_platform() {
   # after the schemas exist: the connector checks that every captured table does
   # shellcheck disable=SC2086
   platform_start_connector "$CONNECTOR_PORT" $CAPTURED_TABLES || return 1
-  if [ "${BENCH_BINLOG_TICK:-1}" = 1 ]; then
-    # Keeps the connector's heartbeat alive on a read-only workload (see BinlogTicker's javadoc).
-    java -Xmx32m -cp "${BENCH_CLASSPATH:-$BENCH_ROOT/gatling/target/classes:$(cat "$BENCH_ROOT/gatling/target/driver.classpath")}" \
-        dev.cdccache.bench.writer.BinlogTicker --jdbc-url "$(bench_jdbc_url)" \
-        --user "$MARIADB_ADMIN_USER" --password "$MARIADB_ADMIN_PASSWORD" --interval-ms 500 \
-        > "$BENCH_DIR/logs/binlog-ticker.log" 2>&1 &
-    platform_track binlog-ticker $!
-  fi
 }
 
 # Starts (or restarts) the two coupon-service instances in a cache mode: bench_start_coupons MODE [HEAP] [TAG]
@@ -131,7 +113,7 @@ bench_start_coupons() {
   local mode=$1 heap=${2:-$SERVICE_HEAP} tag=${3:-$1} i=0 port
   for port in $COUPON_PORTS; do
     i=$((i + 1))
-    bench_stop_app "coupon-service-$i"
+    platform_stop_app "coupon-service-$i"
     JAVA_TOOL_OPTIONS="-Xlog:gc:file=$BENCH_DIR/gc/coupon-$tag-$i.log:uptime,level,tags ${BENCH_EXTRA_JVM_OPTS:-}" \
     platform_start_app "coupon-service-$i" coupon-service "$port" "$heap" \
         --spring.datasource.url="jdbc:mariadb://127.0.0.1:$MARIADB_PORT/coupon_db" \
@@ -144,10 +126,10 @@ bench_start_coupons() {
   bench_await_fresh $COUPON_PORTS
 }
 
-# Starts (or restarts) ticket-orchestrator: bench_start_ticket MODE
+# Starts (or restarts) ticket-orchestrator: bench_start_ticket MODE [--property=value ...]
 bench_start_ticket() {
-  local mode=$1
-  bench_stop_app ticket-orchestrator
+  local mode=$1; shift
+  platform_stop_app ticket-orchestrator
   JAVA_TOOL_OPTIONS="-Xlog:gc:file=$BENCH_DIR/gc/ticket-$mode.log:uptime,level,tags" \
   platform_start_app ticket-orchestrator ticket-orchestrator "$TICKET_PORT" "$SERVICE_HEAP" \
       --spring.datasource.url="jdbc:mariadb://127.0.0.1:$MARIADB_PORT/ticket_db" \
@@ -157,7 +139,7 @@ bench_start_ticket() {
       --ticket.generator.tickets-per-lot="$TICKET_PER_LOT" \
       --ticket.coupons.base-url="http://127.0.0.1:${COUPON_PORTS%% *}" \
       --cdc.invalidation.bootstrap-servers="$KAFKA_BOOTSTRAP_SERVERS" \
-      --cdc.invalidation.topic-prefix="$TOPIC_PREFIX"
+      --cdc.invalidation.topic-prefix="$TOPIC_PREFIX" "$@"
 }
 
 # Waits until each instance's health is UP (with the connector running, that includes the invalidation
@@ -178,23 +160,6 @@ bench_health_up() {
   ! echo "$body" | grep -Eq '"status":"(DOWN|DEGRADED|OUT_OF_SERVICE|UNKNOWN)"'
 }
 
-# Stops one app started through platform_start_app, by its PID, and forgets it.
-bench_stop_app() {
-  local name=$1 pids_file="$PLATFORM_DIR/pids" pid
-  [ -f "$pids_file" ] || return 0
-  pid=$(awk -v n="$name" '$2 == n {print $1}' "$pids_file" | tail -1)
-  [ -n "$pid" ] || return 0
-  if kill -0 "$pid" 2>/dev/null; then
-    platform_log "stopping $name (pid $pid)"
-    kill "$pid" 2>/dev/null
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    kill -9 "$pid" 2>/dev/null || true
-  fi
-  awk -v n="$name" '$2 != n' "$pids_file" > "$pids_file.tmp" && mv "$pids_file.tmp" "$pids_file"
-}
-
-bench_pid_of() { awk -v n="$1" '$2 == n {print $1}' "$PLATFORM_DIR/pids" | tail -1; }
-
 # CPU seconds (user + system) a process has used so far.
 bench_cpu_seconds() {
   local pid=$1 ticks
@@ -209,12 +174,33 @@ bench_counter() {
       | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $NF } END { printf "%.0f", s + 0 }'
 }
 
+# The cumulative bucket counts of a Prometheus histogram on one instance, summed over its series, one
+# "le count" line per bucket: bench_buckets PORT METRIC (e.g. cdc_client_heartbeat_lag_seconds)
+bench_buckets() {
+  curl -fsS --max-time 5 "http://127.0.0.1:$1/actuator/prometheus" 2>/dev/null \
+      | awk -v m="$2_bucket{" 'index($1, m) == 1 { if (match($0, /le="[^"]*"/)) { le = substr($0, RSTART + 4, RLENGTH - 5); c[le] += $NF } }
+                               END { for (le in c) print le, c[le] }'
+}
+
+# From two bench_buckets snapshots, the number of observations in between and the upper bound (ms) of the
+# highest bucket any of them fell into: bench_bucket_delta BEFORE-FILE AFTER-FILE -> "count max_ms"
+bench_bucket_delta() {
+  awk 'NR == FNR { before[$1] = $2; next }
+       { d = $2 - before[$1]; if ($1 != "+Inf") { n++; le[n] = $1 + 0; delta[n] = d } else total = d }
+       END {
+         max = -1
+         # cumulative buckets: the smallest le holding every new observation bounds the largest one
+         for (i = 1; i <= n; i++) if (delta[i] == total && (max < 0 || le[i] < max)) max = le[i]
+         printf "%d %s\n", total, (total > 0 && max >= 0) ? sprintf("%.1f", max * 1000) : "?"
+       }' "$1" "$2"
+}
+
 # Samples CPU and statement counters of the named apps: bench_sample APP:PORT:METRIC ... -> "key=value" lines
 bench_sample() {
   local spec name port metric pid
   for spec in "$@"; do
     IFS=: read -r name port metric <<< "$spec"
-    pid=$(bench_pid_of "$name")
+    pid=$(platform_pid "$name")
     echo "$name.cpu_s=$(bench_cpu_seconds "${pid:-0}")"
     echo "$name.db_statements=$(bench_counter "$port" "$metric")"
   done

@@ -60,15 +60,21 @@ platform_require_free_port() {
 platform_http_ok() { curl -fsS -o /dev/null --max-time 2 "$1"; }
 
 # Starts MariaDB (binlog on), Kafka (KRaft) and Redis through the infra launcher; exports their coordinates.
+# PLATFORM_INFRA_CLASSPATH, when set, is the launcher's classpath (default: the infra module's, resolved by Maven).
 platform_start_stack() {
   for p in "$MARIADB_PORT" "$KAFKA_PORT" "$((KAFKA_PORT + 1))" "$REDIS_PORT"; do
     platform_require_free_port "$p" "the local stack" || return 1
   done
   mkdir -p "$PLATFORM_DIR/logs"
-  local cp_file="$PLATFORM_DIR/infra.classpath"
-  (cd "$PLATFORM_ROOT" && ./mvnw -B -q -pl infra dependency:build-classpath -Dmdep.outputFile="$cp_file" >/dev/null)
+  local classpath=${PLATFORM_INFRA_CLASSPATH:-}
+  if [ -z "$classpath" ]; then
+    local cp_file="$PLATFORM_DIR/infra.classpath"
+    (cd "$PLATFORM_ROOT" && ./mvnw -B -q -pl infra dependency:build-classpath -Dmdep.outputFile="$cp_file" >/dev/null)
+    classpath="$PLATFORM_ROOT/infra/target/classes:$(cat "$cp_file")"
+  fi
   rm -f "$PLATFORM_DIR/stack/stack.env"
-  java -cp "$PLATFORM_ROOT/infra/target/classes:$(cat "$cp_file")" dev.cdccache.infra.cli.InfraCommand up \
+  # java itself in the background (not a function in a subshell), so the PID tracked is the JVM's
+  java -cp "$classpath" dev.cdccache.infra.cli.InfraCommand up \
       --dir "$PLATFORM_DIR/stack" --mariadb-port "$MARIADB_PORT" --kafka-port "$KAFKA_PORT" --redis-port "$REDIS_PORT" \
       > "$PLATFORM_DIR/logs/stack.log" 2>&1 &
   platform_track stack $!
@@ -120,10 +126,14 @@ platform_table_exists() { # database table
   [ "$(platform_sql "" "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='$1' AND table_name='$2'")" = 1 ]
 }
 
-# Starts the connector capturing the given tables: platform_start_connector PORT TABLE...
+# Starts the connector capturing the given tables, with optional further settings after "--":
+#   platform_start_connector PORT TABLE... [-- --cdc.connector.name=value ...]
 platform_start_connector() {
   local port=$1; shift
-  local tables; tables=$(IFS=,; echo "$*")
+  local list=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do list+=("$1"); shift; done
+  [ "${1:-}" = "--" ] && shift
+  local tables; tables=$(IFS=,; echo "${list[*]}")
   platform_start_app cdc-connector cdc-connector "$port" 512m \
       --cdc.connector.database.host=127.0.0.1 \
       --cdc.connector.database.port="$MARIADB_PORT" \
@@ -131,20 +141,34 @@ platform_start_connector() {
       --cdc.connector.database.password="$MARIADB_CONNECTOR_PASSWORD" \
       --cdc.connector.tables="$tables" \
       --cdc.connector.topic-prefix="$TOPIC_PREFIX" \
-      --cdc.connector.kafka.bootstrap-servers="$KAFKA_BOOTSTRAP_SERVERS"
+      --cdc.connector.kafka.bootstrap-servers="$KAFKA_BOOTSTRAP_SERVERS" "$@"
 }
 
-# Stops everything this library started, newest first: SIGTERM, then SIGKILL after 20 s.
+# Stops one process: SIGTERM, then SIGKILL after 20 s: platform_stop_pid PID NAME
+platform_stop_pid() {
+  local pid=$1 name=$2
+  kill -0 "$pid" 2>/dev/null || return 0
+  platform_log "stopping $name (pid $pid)"
+  kill "$pid" 2>/dev/null
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  kill -9 "$pid" 2>/dev/null || true
+}
+
+# Stops one process started here, by name, and forgets it (e.g. to restart a service in another mode).
+platform_stop_app() { # name
+  local pids_file="$PLATFORM_DIR/pids" pid
+  pid=$(platform_pid "$1")
+  [ -n "$pid" ] || return 0
+  platform_stop_pid "$pid" "$1"
+  awk -v n="$1" '$2 != n' "$pids_file" > "$pids_file.tmp" && mv "$pids_file.tmp" "$pids_file"
+}
+
+# Stops everything this library started, newest first.
 platform_stop_all() {
   local pids_file="$PLATFORM_DIR/pids"
   [ -f "$pids_file" ] || return 0
   tac "$pids_file" | while read -r pid name; do
-    if kill -0 "$pid" 2>/dev/null; then
-      platform_log "stopping $name (pid $pid)"
-      kill "$pid" 2>/dev/null
-      for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-      kill -9 "$pid" 2>/dev/null || true
-    fi
+    platform_stop_pid "$pid" "$name"
   done
   rm -f "$pids_file"
 }

@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 rounds="${1:-6}"
-benchmarks=(bareCaffeineGetIfPresent invalidatingCacheGetIfPresent invalidatingCacheGetWithLoader
+benchmarks=(bareCaffeineGetIfPresent invalidatingCacheGetIfPresent invalidatingCacheGetIfPresentServeStale
+            invalidatingCacheGetWithLoader
             springCaffeineCacheGet springCdcCacheGet)
 classpath="target/test-classes:target/classes:$(cat target/jmh.classpath)"
 mkdir -p target/jmh-alt

@@ -55,6 +55,17 @@ public final class StalenessGuard {
         return clock.getAsLong() - Math.max(loadedAtMillis, watermark) <= maxStalenessMillis;
     }
 
+    /**
+     * The same check against a clock reading {@code nowMillis} the caller took (one read for many entries);
+     * the reading must not be older than the moment the entry was looked up.
+     */
+    public boolean isServable(long loadedAtMillis, long nowMillis) {
+        if (policy == StalenessPolicy.SERVE_STALE) {
+            return true;
+        }
+        return nowMillis - Math.max(loadedAtMillis, watermark) <= maxStalenessMillis;
+    }
+
     /** Current time of the guard's clock, epoch millis. */
     public long now() {
         return clock.getAsLong();

@@ -50,6 +50,17 @@ class StalenessGuardTest {
     }
 
     @Test
+    void aBatchCheckAgainstOneClockReadingAppliesTheSameBound() {
+        guard.markReady();
+        confirmedWithHeartbeatAged(0);
+        long loaded = clock.get() - 60_000;
+        long now = clock.get();
+        assertThat(guard.isServable(loaded, now)).isTrue();
+        assertThat(guard.isServable(loaded, now + 5_001)).isFalse();
+        assertThat(guard.isServable(now + 1, now + 5_001)).as("loaded within the bound of that reading").isTrue();
+    }
+
+    @Test
     void aFreshWatermarkServesOldEntries() {
         guard.markReady();
         long loadedLongAgo = clock.get();

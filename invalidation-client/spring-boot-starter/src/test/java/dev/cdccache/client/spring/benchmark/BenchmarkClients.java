@@ -3,6 +3,7 @@ package dev.cdccache.client.spring.benchmark;
 import dev.cdccache.client.CacheDefinition;
 import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.InvalidationClientConfig;
+import dev.cdccache.client.StalenessPolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +21,12 @@ final class BenchmarkClients {
     }
 
     static InvalidationClient readyClient() {
+        return readyClient(StalenessPolicy.BYPASS_CACHE);
+    }
+
+    static InvalidationClient readyClient(StalenessPolicy policy) {
         InvalidationClientConfig config = InvalidationClientConfig.builder().bootstrapServers("in-memory:0")
+                .stalenessPolicy(policy)
                 .cache(CacheDefinition.builder("items").table("shop.item").keyColumns("id").spec(SPEC).build())
                 .build();
         MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("none") {

@@ -260,20 +260,11 @@ public class CdcInvalidationProperties {
         }
     }
 
-    /** One cache. Either the short form (table, key-columns or evict) or a list of sources. */
-    public static class Cache {
-
-        /** Short form: the table (database.table) whose changes evict this cache. */
-        private String table;
-
-        /** Short form: the column(s) the cache key is made of, in key order. */
-        private List<String> keyColumns = new ArrayList<>();
-
-        /** Short form: 'keys' (default) evicts the row's keys, 'all' evicts the whole cache on any change. */
-        private Evict evict = Evict.KEYS;
-
-        /** Short form: the topic to read instead of {prefix}.{database}.{table}. */
-        private String topic;
+    /**
+     * One cache. Either the short form, a single source's settings (table, key-columns or evict, topic) on the
+     * cache itself, or a list of sources.
+     */
+    public static class Cache extends Source {
 
         /**
          * Java type of the keys: auto (Long for an integer column, String for text; several columns: composite),
@@ -296,38 +287,6 @@ public class CdcInvalidationProperties {
 
         /** Several tables feeding this cache (for values built from several tables). */
         private List<Source> sources = new ArrayList<>();
-
-        public String getTable() {
-            return table;
-        }
-
-        public void setTable(String table) {
-            this.table = table;
-        }
-
-        public List<String> getKeyColumns() {
-            return keyColumns;
-        }
-
-        public void setKeyColumns(List<String> keyColumns) {
-            this.keyColumns = keyColumns;
-        }
-
-        public Evict getEvict() {
-            return evict;
-        }
-
-        public void setEvict(Evict evict) {
-            this.evict = evict;
-        }
-
-        public String getTopic() {
-            return topic;
-        }
-
-        public void setTopic(String topic) {
-            this.topic = topic;
-        }
 
         public KeyType getKeyType() {
             return keyType;
@@ -373,13 +332,13 @@ public class CdcInvalidationProperties {
     /** One table feeding a cache. */
     public static class Source {
 
-        /** The table, database.table. */
+        /** The table (database.table) whose changes evict the cache. */
         private String table;
 
         /** The column(s) the cache key is made of, in key order. */
         private List<String> keyColumns = new ArrayList<>();
 
-        /** 'keys' (default) or 'all'. */
+        /** 'keys' (default) evicts the row's keys, 'all' evicts the whole cache on any change. */
         private Evict evict = Evict.KEYS;
 
         /** The topic to read instead of {prefix}.{database}.{table}. */

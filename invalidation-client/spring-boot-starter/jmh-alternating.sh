@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 rounds="${1:-6}"
-benchmarks=(bareCaffeineGetIfPresent invalidatingCacheGetIfPresent invalidatingCacheGetIfPresentServeStale
+benchmarks=(bareCaffeineGetIfPresent expiringCaffeineGetIfPresent invalidatingCacheGetIfPresent invalidatingCacheGetIfPresentServeStale
             invalidatingCacheGetWithLoader
             springCaffeineCacheGet springCdcCacheGet)
 classpath="target/test-classes:target/classes:$(cat target/jmh.classpath)"

@@ -110,8 +110,9 @@ public final class InvalidationLagDriver {
 
         PacedWriter writer = new PacedWriter(this::connect, writerThreads);
         Map<Connection, PreparedStatement> statements = new ConcurrentHashMap<>();
+        String run = Long.toString(System.currentTimeMillis(), 36);
         PacedWriter.Change change = (connection, sequence) -> LagProbeTable.change(
-                statements.computeIfAbsent(connection, c -> prepare(c)), sequence, rows);
+                statements.computeIfAbsent(connection, c -> prepare(c)), sequence, rows, run);
         // warm the writer's connections and the pipeline; these changes are not measured
         writer.run(200, 200, change, (s, t) -> { }, () -> false);
 

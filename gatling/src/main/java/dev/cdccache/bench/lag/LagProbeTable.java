@@ -48,10 +48,14 @@ final class LagProbeTable {
         }
     }
 
-    /** Writes change {@code sequence} to row {@code 1 + sequence % rows} and commits (autocommit). */
-    static void change(PreparedStatement update, long sequence, int rows) throws SQLException {
+    /**
+     * Writes change {@code sequence} to row {@code 1 + sequence % rows} and commits (autocommit). The payload
+     * carries {@code run}, a tag of this driver run: sequences restart at every run, and an UPDATE that writes
+     * the values a row already has changes nothing, so MariaDB logs no event for it.
+     */
+    static void change(PreparedStatement update, long sequence, int rows, String run) throws SQLException {
         update.setLong(1, sequence);
-        update.setString(2, "v" + sequence);
+        update.setString(2, "v" + sequence + "-" + run);
         update.setLong(3, 1 + sequence % rows);
         update.executeUpdate();
     }

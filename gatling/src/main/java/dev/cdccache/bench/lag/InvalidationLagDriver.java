@@ -47,7 +47,8 @@ import tools.jackson.databind.JsonNode;
  * # with the connector capturing bench_db.lag_probe:
  * java -cp ... dev.cdccache.bench.lag.InvalidationLagDriver run --jdbc-url ... --user ... --password ...
  *      --bootstrap-servers 127.0.0.1:19092 [--topic-prefix cdc] [--instances 2,4] [--rates 100,1000,5000]
- *      [--seconds 10] [--burst 10000] [--writer-threads 4] [--out target/bench/lag.properties]
+ *      [--seconds 10] [--burst 10000] [--writer-threads 4] [--warmup-seconds 10] [--warmup-rate 1000]
+ *      [--out target/bench/lag.properties]
  * </pre>
  *
  * Prints p50/p99/max per instance per rate and writes them (plus a 1 ms-bucket histogram per phase, CSV)
@@ -113,12 +114,16 @@ public final class InvalidationLagDriver {
         String run = Long.toString(System.currentTimeMillis(), 36);
         PacedWriter.Change change = (connection, sequence) -> LagProbeTable.change(
                 statements.computeIfAbsent(connection, c -> prepare(c)), sequence, rows, run);
-        // warm the writer's connections and the pipeline; these changes are not measured
-        writer.run(200, 200, change, (s, t) -> { }, () -> false);
+        // Warm the writer's connections, the pipeline and each set of client instances; these changes are not
+        // measured. A connector or client that has just started takes far longer per event at first (JIT),
+        // so a few hundred changes are not enough.
+        int warmupSeconds = args.getInt("warmup-seconds", 10);
+        int warmupRate = args.getInt("warmup-rate", 1000);
 
         for (int instances : instanceCounts) {
             List<Probe> probes = startProbes(instances);
             try {
+                writer.run(warmupRate, (long) warmupRate * warmupSeconds, change, (s, t) -> { }, () -> false);
                 for (int rate : rates) {
                     long count = (long) rate * seconds;
                     measure(writer, change, probes, rate, count, "n" + instances + ".r" + rate, result, out);

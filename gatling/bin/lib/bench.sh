@@ -83,6 +83,26 @@ bench_start_stack() {
       platform_start_stack
 }
 
+# Creates the lag driver's probe table (before the connector starts: it checks captured tables exist).
+bench_lag_setup() {
+  bench_java dev.cdccache.bench.lag.InvalidationLagDriver setup --jdbc-url "$(bench_jdbc_url)" \
+      --user "$MARIADB_ADMIN_USER" --password "$MARIADB_ADMIN_PASSWORD" --app-user "$MARIADB_APP_USER" \
+      > "$BENCH_DIR/logs/lag-setup.log" 2>&1 || { bench_log "lag probe setup failed"; return 1; }
+}
+
+# Runs the lag driver against the running connector: bench_lag_run RESULT-FILE [JVM-OPTION...] -- DRIVER-ARGS...
+# Figures go to RESULT-FILE, the driver's log next to it (.log), its summary lines to stdout.
+bench_lag_run() {
+  local out=$1; shift
+  local jvm=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do jvm+=("$1"); shift; done
+  [ "${1:-}" = "--" ] && shift
+  bench_java -Xmx1g "${jvm[@]}" dev.cdccache.bench.lag.InvalidationLagDriver run --jdbc-url "$(bench_jdbc_url)" \
+      --user "$MARIADB_ADMIN_USER" --password "$MARIADB_ADMIN_PASSWORD" \
+      --bootstrap-servers "$KAFKA_BOOTSTRAP_SERVERS" --topic-prefix "$TOPIC_PREFIX" "$@" --out "$out" \
+      2> "${out%.properties}.log"
+}
+
 # Starts the stack, generates the data, starts ticket-orchestrator and the connector. The coupon-service
 # instances are started separately (bench_start_coupons), because the report restarts them per cache mode.
 bench_start_platform() {
@@ -99,9 +119,7 @@ bench_start_platform() {
       > "$BENCH_DIR/logs/coupon-generator.log" 2>&1 \
       || { bench_log "coupon data generation failed (log: $BENCH_DIR/logs/coupon-generator.log)"; return 1; }
   bench_log "coupon data generated in $((SECONDS - started)) s"
-  bench_java dev.cdccache.bench.lag.InvalidationLagDriver setup --jdbc-url "$(bench_jdbc_url)" \
-      --user "$MARIADB_ADMIN_USER" --password "$MARIADB_ADMIN_PASSWORD" --app-user "$MARIADB_APP_USER" \
-      > "$BENCH_DIR/logs/lag-setup.log" 2>&1 || { bench_log "lag probe setup failed"; return 1; }
+  bench_lag_setup || return 1
   bench_start_ticket "$ticket_mode" || return 1
   # after the schemas exist: the connector checks that every captured table does
   # shellcheck disable=SC2086

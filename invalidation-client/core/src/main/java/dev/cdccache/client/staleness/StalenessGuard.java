@@ -48,11 +48,7 @@ public final class StalenessGuard {
 
     /** The hit-path check: may an entry whose database read started at {@code loadedAtMillis} be served? */
     public boolean isServable(long loadedAtMillis) {
-        if (policy == StalenessPolicy.SERVE_STALE) {
-            return true;
-        }
-        // UNKNOWN is Long.MIN_VALUE, so without a watermark the entry's own load time counts.
-        return clock.getAsLong() - Math.max(loadedAtMillis, watermark) <= maxStalenessMillis;
+        return policy == StalenessPolicy.SERVE_STALE || isServable(loadedAtMillis, clock.getAsLong());
     }
 
     /**
@@ -63,6 +59,7 @@ public final class StalenessGuard {
         if (policy == StalenessPolicy.SERVE_STALE) {
             return true;
         }
+        // UNKNOWN is Long.MIN_VALUE, so without a watermark the entry's own load time counts.
         return nowMillis - Math.max(loadedAtMillis, watermark) <= maxStalenessMillis;
     }
 

@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -64,6 +66,7 @@ public final class InvalidationClient implements AutoCloseable {
     private final Object lifecycle = new Object();
     private ChangeConsumer changeConsumer;
     private Thread consumerThread;
+    private ScheduledExecutorService stalenessTicker;
     private boolean closed;
 
     /** Creates the caches; throws {@link InvalidConfigurationException} if the configuration cannot work. */
@@ -82,7 +85,7 @@ public final class InvalidationClient implements AutoCloseable {
         this.consumerFactory = consumerFactory;
         this.instanceId = config.clientId() + "-" + INSTANCES.incrementAndGet();
         this.guard = new StalenessGuard(config.clock(), config.maxStaleness(), config.stalenessPolicy(),
-                config.heartbeatRequired());
+                config.heartbeatRequired(), config.stalenessCheck(), config.stalenessCheckSlack());
         this.metrics = new ClientMetrics(config.meterRegistry(), instanceId, guard);
         Map<String, CaffeineInvalidatingCache<Object, Object>> built = new LinkedHashMap<>();
         Map<String, List<CacheBinding>> bindings = new HashMap<>();
@@ -125,6 +128,16 @@ public final class InvalidationClient implements AutoCloseable {
             if (consumerThread != null) {
                 return;
             }
+            if (guard.needsTicks()) {
+                stalenessTicker = Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, instanceId + "-staleness-check");
+                    t.setDaemon(true);
+                    return t;
+                });
+                guard.tick();
+                long interval = guard.tickInterval().toMillis();
+                stalenessTicker.scheduleAtFixedRate(this::tickSafely, interval, interval, TimeUnit.MILLISECONDS);
+            }
             changeConsumer = new ChangeConsumer(consumerFactory.apply(consumerProperties()), router,
                     config.heartbeatTopic(), guard, metrics, new BadInputLog(config.clock()), config.listeners(),
                     this::becomeReady, config.clock(), config.pollTimeout(), config.positionCheckInterval(),
@@ -134,6 +147,15 @@ public final class InvalidationClient implements AutoCloseable {
             consumerThread.start();
             LOG.info("Invalidation client {} reading {} for caches {}", instanceId,
                     changeConsumer.subscribedTopics(), caches.keySet());
+        }
+    }
+
+    private void tickSafely() {
+        try {
+            guard.tick();
+        } catch (RuntimeException e) {
+            // Keep the schedule: an exception escaping would cancel it and freeze the threshold.
+            LOG.error("Staleness check of {} failed", instanceId, e);
         }
     }
 
@@ -234,6 +256,10 @@ public final class InvalidationClient implements AutoCloseable {
             thread = consumerThread;
             if (changeConsumer != null) {
                 changeConsumer.stop();
+            }
+            if (stalenessTicker != null) {
+                stalenessTicker.shutdownNow();
+                guard.stopTicks();
             }
         }
         if (thread != null) {

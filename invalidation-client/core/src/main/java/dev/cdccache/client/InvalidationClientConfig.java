@@ -35,6 +35,8 @@ public final class InvalidationClientConfig {
     private final boolean heartbeatRequired;
     private final Duration maxStaleness;
     private final StalenessPolicy stalenessPolicy;
+    private final StalenessCheck stalenessCheck;
+    private final Duration stalenessCheckSlack;
     private final boolean requireTopics;
     private final int maxMessageBytes;
     private final Duration pollTimeout;
@@ -54,6 +56,8 @@ public final class InvalidationClientConfig {
         this.heartbeatRequired = b.heartbeatRequired;
         this.maxStaleness = b.maxStaleness;
         this.stalenessPolicy = b.stalenessPolicy;
+        this.stalenessCheck = b.stalenessCheck;
+        this.stalenessCheckSlack = b.stalenessCheckSlack != null ? b.stalenessCheckSlack : b.maxStaleness.dividedBy(4);
         this.requireTopics = b.requireTopics;
         this.maxMessageBytes = b.maxMessageBytes;
         this.pollTimeout = b.pollTimeout;
@@ -100,6 +104,19 @@ public final class InvalidationClientConfig {
 
     public StalenessPolicy stalenessPolicy() {
         return stalenessPolicy;
+    }
+
+    /** How a hit checks the bound; {@link StalenessCheck#EVERY_HIT} unless set. */
+    public StalenessCheck stalenessCheck() {
+        return stalenessCheck;
+    }
+
+    /**
+     * With {@link StalenessCheck#SCHEDULED}, how late the background check may run before the bound can be
+     * exceeded; a quarter of {@link #maxStaleness()} unless set.
+     */
+    public Duration stalenessCheckSlack() {
+        return stalenessCheckSlack;
     }
 
     /** Whether a subscribed topic that does not exist (yet) means "cannot prove freshness". */
@@ -159,6 +176,8 @@ public final class InvalidationClientConfig {
         private boolean heartbeatRequired = true;
         private Duration maxStaleness = DEFAULT_MAX_STALENESS;
         private StalenessPolicy stalenessPolicy = StalenessPolicy.BYPASS_CACHE;
+        private StalenessCheck stalenessCheck = StalenessCheck.EVERY_HIT;
+        private Duration stalenessCheckSlack;
         private boolean requireTopics;
         private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
         private Duration pollTimeout = Duration.ofMillis(100);
@@ -202,6 +221,17 @@ public final class InvalidationClientConfig {
 
         public Builder stalenessPolicy(StalenessPolicy stalenessPolicy) {
             this.stalenessPolicy = stalenessPolicy;
+            return this;
+        }
+
+        public Builder stalenessCheck(StalenessCheck stalenessCheck) {
+            this.stalenessCheck = stalenessCheck;
+            return this;
+        }
+
+        /** See {@link InvalidationClientConfig#stalenessCheckSlack()}; {@code null} for a quarter of max-staleness. */
+        public Builder stalenessCheckSlack(Duration slack) {
+            this.stalenessCheckSlack = slack;
             return this;
         }
 
@@ -276,6 +306,12 @@ public final class InvalidationClientConfig {
             require(maxStaleness != null && !maxStaleness.isNegative() && !maxStaleness.isZero(), "max-staleness",
                     "must be a positive duration such as 5s, was " + maxStaleness);
             require(stalenessPolicy != null, "on-staleness", "must be bypass-cache or serve-stale");
+            require(stalenessCheck != null, "staleness-check", "must be every-hit or scheduled");
+            Duration slack = stalenessCheckSlack != null ? stalenessCheckSlack : maxStaleness.dividedBy(4);
+            require(stalenessCheck == StalenessCheck.EVERY_HIT
+                    || (slack.toMillis() > 0 && slack.compareTo(maxStaleness) < 0), "staleness-check-slack",
+                    "must be at least 1ms and shorter than max-staleness (" + maxStaleness + "), was " + slack
+                            + (stalenessCheckSlack == null ? " (a quarter of max-staleness)" : ""));
             require(maxMessageBytes > 0, "max-message-size", "must be positive, was " + maxMessageBytes);
             require(pollTimeout != null && !pollTimeout.isNegative() && !pollTimeout.isZero(), "poll-timeout",
                     "must be a positive duration, was " + pollTimeout);

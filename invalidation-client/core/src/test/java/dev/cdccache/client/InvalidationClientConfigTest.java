@@ -32,6 +32,7 @@ class InvalidationClientConfigTest {
         assertThat(config.heartbeatTopic()).isEqualTo("cdc.cdc_meta.heartbeat");
         assertThat(config.maxStaleness()).isEqualTo(Duration.ofSeconds(5));
         assertThat(config.stalenessPolicy()).isEqualTo(StalenessPolicy.BYPASS_CACHE);
+        assertThat(config.stalenessCheck()).isEqualTo(StalenessCheck.EVERY_HIT);
     }
 
     @Test
@@ -98,6 +99,18 @@ class InvalidationClientConfigTest {
     void rejectsANonPositiveStalenessBound() {
         assertRejected(base().maxStaleness(Duration.ZERO), "max-staleness", "positive");
         assertRejected(base().maxStaleness(Duration.ofMillis(100)), "position-check-interval", "shorter");
+    }
+
+    @Test
+    void theScheduledCheckDefaultsToAQuarterOfTheBoundAsSlackAndRejectsASlackNotShorterThanTheBound() {
+        InvalidationClientConfig config = base().maxStaleness(Duration.ofSeconds(4))
+                .stalenessCheck(StalenessCheck.SCHEDULED).build();
+        assertThat(config.stalenessCheckSlack()).isEqualTo(Duration.ofSeconds(1));
+        assertRejected(base().maxStaleness(Duration.ofSeconds(4)).stalenessCheck(StalenessCheck.SCHEDULED)
+                .stalenessCheckSlack(Duration.ofSeconds(4)), "staleness-check-slack", "shorter than max-staleness");
+        assertRejected(base().stalenessCheck(StalenessCheck.SCHEDULED).stalenessCheckSlack(Duration.ZERO),
+                "staleness-check-slack", "at least 1ms");
+        assertRejected(base().stalenessCheck(null), "staleness-check", "every-hit or scheduled");
     }
 
     @Test

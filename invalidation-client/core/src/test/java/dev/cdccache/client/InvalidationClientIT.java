@@ -65,8 +65,8 @@ class InvalidationClientIT {
                 .name("invalidation-client-it")
                 .build()
                 .start();
-        first = client();
-        second = client();
+        first = client(StalenessCheck.EVERY_HIT);
+        second = client(StalenessCheck.SCHEDULED); // every test then covers both ways of checking the bound
         first.start();
         second.start();
         assertThat(first.awaitReady(Duration.ofSeconds(30))).isTrue();
@@ -94,10 +94,11 @@ class InvalidationClientIT {
         }
     }
 
-    private static InvalidationClient client() {
+    private static InvalidationClient client(StalenessCheck check) {
         return new InvalidationClient(InvalidationClientConfig.builder()
                 .bootstrapServers(stack.kafka().bootstrapServers())
                 .maxStaleness(MAX_STALENESS)
+                .stalenessCheck(check)
                 .cache(CacheDefinition.builder("items").table(DB + ".item").keyColumns("id").build())
                 .cache(CacheDefinition.builder("itemsByCode").table(DB + ".item").keyColumns("code").build())
                 .cache(CacheDefinition.builder("itemCount").table(DB + ".item").evictAll().build())

@@ -3,6 +3,7 @@ package dev.cdccache.client.metrics;
 import com.github.benmanes.caffeine.cache.Cache;
 import dev.cdccache.client.staleness.StalenessGuard;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -40,6 +41,9 @@ import java.util.concurrent.atomic.LongAdder;
  *       invalidation raced with the load (the no-stale-populate protection at work).</li>
  *   <li>{@code cdc.client.ready}, {@code cdc.client.fresh} (gauges 0/1) and
  *       {@code cdc.client.watermark.age} (gauge, seconds): the staleness state.</li>
+ *   <li>{@code cdc.client.staleness.check.overruns} (counter): with {@code staleness-check: scheduled}, runs
+ *       of the background check that came later than {@code staleness-check-slack}, so that hits before them
+ *       may have been served past the bound. Alert on any increase.</li>
  *   <li>{@code cache.*} (tags cache=name): Caffeine statistics via {@link CaffeineCacheMetrics}.</li>
  * </ul>
  */
@@ -82,6 +86,10 @@ public final class ClientMetrics {
             return age == Long.MAX_VALUE ? Double.NaN : age / 1000.0;
         }).tags(commonTags).baseUnit("seconds")
                 .description("Now minus the time up to which every change is known to be applied").register(this.registry);
+        FunctionCounter.builder("cdc.client.staleness.check.overruns", guard, StalenessGuard::overruns)
+                .tags(commonTags)
+                .description("Scheduled staleness checks that ran later than the slack (the bound may have been exceeded)")
+                .register(this.registry);
     }
 
     public MeterRegistry registry() {

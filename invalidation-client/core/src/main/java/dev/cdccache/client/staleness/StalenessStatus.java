@@ -14,9 +14,12 @@ package dev.cdccache.client.staleness;
  * @param maxStalenessMillis the configured bound
  * @param nowMillis the time of the snapshot
  * @param problem the latest reason the client could not confirm its position, or {@code null}
+ * @param checkOverruns with {@code staleness-check: scheduled}, how many background checks ran later than
+ *        the slack (hits before them may have been served past the bound); always 0 otherwise
  */
 public record StalenessStatus(boolean ready, boolean fresh, long watermarkMillis, long lastHeartbeatMillis,
-        long lastPositionConfirmedMillis, long maxStalenessMillis, long nowMillis, String problem) {
+        long lastPositionConfirmedMillis, long maxStalenessMillis, long nowMillis, String problem,
+        long checkOverruns) {
 
     /** {@code now - watermark} in milliseconds, or {@link Long#MAX_VALUE} without a watermark. */
     public long watermarkAgeMillis() {

@@ -1,6 +1,7 @@
 package dev.cdccache.client.spring;
 
 import dev.cdccache.client.KeyType;
+import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,6 +45,22 @@ public class CdcInvalidationProperties {
 
     /** What to do with entries older than max-staleness while freshness cannot be shown. */
     private StalenessPolicy onStaleness = StalenessPolicy.BYPASS_CACHE;
+
+    /**
+     * How a cache hit checks max-staleness. every-hit (the default) reads the clock on every hit, so the bound
+     * holds whatever the scheduler does. scheduled lets a background thread precompute the check, saving that
+     * clock read (a hit then costs about what a bare Caffeine hit costs); the bound then holds as long as that
+     * thread never runs later than staleness-check-slack (late runs are counted in
+     * cdc.client.staleness.check.overruns).
+     */
+    private StalenessCheck stalenessCheck = StalenessCheck.EVERY_HIT;
+
+    /**
+     * With staleness-check: scheduled, how late the background check may run before the bound can be exceeded.
+     * While the client cannot show it is fresh, entries are then served for max-staleness minus this. Defaults
+     * to a quarter of max-staleness.
+     */
+    private Duration stalenessCheckSlack;
 
     /** Whether a subscribed topic that does not exist (yet) counts as "cannot prove freshness". */
     private boolean requireTopics = false;
@@ -116,6 +133,22 @@ public class CdcInvalidationProperties {
 
     public void setOnStaleness(StalenessPolicy onStaleness) {
         this.onStaleness = onStaleness;
+    }
+
+    public StalenessCheck getStalenessCheck() {
+        return stalenessCheck;
+    }
+
+    public void setStalenessCheck(StalenessCheck stalenessCheck) {
+        this.stalenessCheck = stalenessCheck;
+    }
+
+    public Duration getStalenessCheckSlack() {
+        return stalenessCheckSlack;
+    }
+
+    public void setStalenessCheckSlack(Duration stalenessCheckSlack) {
+        this.stalenessCheckSlack = stalenessCheckSlack;
     }
 
     public boolean isRequireTopics() {

@@ -23,6 +23,8 @@ final class ClientConfigFactory {
                 .heartbeatRequired(properties.getHeartbeat().isRequired())
                 .maxStaleness(properties.getMaxStaleness())
                 .stalenessPolicy(properties.getOnStaleness())
+                .stalenessCheck(properties.getStalenessCheck())
+                .stalenessCheckSlack(properties.getStalenessCheckSlack())
                 .requireTopics(properties.isRequireTopics())
                 .maxMessageBytes(maxMessageBytes(properties))
                 .pollTimeout(properties.getPollTimeout())

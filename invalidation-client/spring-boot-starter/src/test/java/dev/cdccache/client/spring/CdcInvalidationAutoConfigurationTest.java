@@ -7,6 +7,7 @@ import dev.cdccache.client.InvalidatingCache;
 import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.InvalidationClientConfig;
 import dev.cdccache.client.KeyType;
+import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
 import dev.cdccache.client.spring.health.CdcInvalidationHealthIndicator;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -60,6 +61,8 @@ class CdcInvalidationAutoConfigurationTest {
                 "cdc.invalidation.topic-prefix=shop",
                 "cdc.invalidation.max-staleness=3s",
                 "cdc.invalidation.on-staleness=serve-stale",
+                "cdc.invalidation.staleness-check=scheduled",
+                "cdc.invalidation.staleness-check-slack=500ms",
                 "cdc.invalidation.heartbeat.topic=shop.meta.hb",
                 "cdc.invalidation.heartbeat.required=false",
                 "cdc.invalidation.require-topics=true",
@@ -76,6 +79,8 @@ class CdcInvalidationAutoConfigurationTest {
                     assertThat(config.topicPrefix()).isEqualTo("shop");
                     assertThat(config.maxStaleness()).isEqualTo(Duration.ofSeconds(3));
                     assertThat(config.stalenessPolicy()).isEqualTo(StalenessPolicy.SERVE_STALE);
+                    assertThat(config.stalenessCheck()).isEqualTo(StalenessCheck.SCHEDULED);
+                    assertThat(config.stalenessCheckSlack()).isEqualTo(Duration.ofMillis(500));
                     assertThat(config.heartbeatTopic()).isEqualTo("shop.meta.hb");
                     assertThat(config.heartbeatRequired()).isFalse();
                     assertThat(config.requireTopics()).isTrue();

@@ -39,6 +39,10 @@ public class CdcInvalidationHealthIndicator extends AbstractHealthIndicator {
         builder.withDetail("lastHeartbeat", time(status.lastHeartbeatMillis()));
         builder.withDetail("lastPositionConfirmed", time(status.lastPositionConfirmedMillis()));
         builder.withDetail("policy", client.config().stalenessPolicy().name().toLowerCase().replace('_', '-'));
+        builder.withDetail("check", client.config().stalenessCheck().name().toLowerCase().replace('_', '-'));
+        if (status.checkOverruns() > 0) {
+            builder.withDetail("checkOverruns", status.checkOverruns());
+        }
         if (status.problem() != null) {
             builder.withDetail("problem", status.problem());
         }

@@ -1,5 +1,6 @@
 package dev.cdccache.verifier;
 
+import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.infra.LocalStack;
 import dev.cdccache.infra.connector.ConnectorProcess;
 import dev.cdccache.infra.mariadb.MariaDbServer;
@@ -79,8 +80,9 @@ public final class VerificationRun {
             connector.start();
             LOG.info("Connector streaming after {}", RunClock.millis(clock.now() - connectorStart));
             for (int i = 1; i <= settings.instances; i++) {
-                ClientInstance instance = new ClientInstance("instance-" + i, stack.kafka().bootstrapServers(),
-                        settings.maxStaleness, history, timeline, clock);
+                StalenessCheck check = settings.stalenessCheckOf(i);
+                ClientInstance instance = new ClientInstance("instance-" + i + "-" + VerifierSettings.name(check),
+                        stack.kafka().bootstrapServers(), settings.maxStaleness, check, history, timeline, clock);
                 instance.start();
                 instances.add(instance);
                 ReadStatistics statistics = new ReadStatistics(instance.name(), settings.maxStaleness.toNanos());

@@ -1,5 +1,6 @@
 package dev.cdccache.verifier;
 
+import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.verifier.fault.FaultKind;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +23,8 @@ public final class VerifierSettings {
     int readersPerInstance = 2;
     double readsPerSecondPerReader = 250;
     Duration maxStaleness = Duration.ofSeconds(3);
+    /** How the clients check the bound; {@code null} alternates (odd instances every-hit, even scheduled). */
+    StalenessCheck stalenessCheck;
     int idSpace = 10_000;
     int initialRows = 7_000;
     int groups = 100;
@@ -69,7 +72,8 @@ public final class VerifierSettings {
     /**
      * Applies command-line options to {@code base}: {@code --duration 10m}, {@code --write-rate 40},
      * {@code --read-rate 250} (per reader thread), {@code --readers 2} (per instance),
-     * {@code --max-staleness 3s}, {@code --faults connector-kill,kafka-restart,...} (default: all; {@code none} for none),
+     * {@code --max-staleness 3s}, {@code --staleness-check every-hit|scheduled|mixed} (default mixed: odd
+     * instances every-hit, even ones scheduled), {@code --faults connector-kill,kafka-restart,...} (default: all; {@code none} for none),
      * {@code --fault-gap 5s}, {@code --seed 42}, {@code --report path}, {@code --connector-jar path}.
      */
     public static VerifierSettings parse(String[] args) {
@@ -86,6 +90,8 @@ public final class VerifierSettings {
                 case "--read-rate" -> s.readsPerSecondPerReader = Double.parseDouble(value);
                 case "--readers" -> s.readersPerInstance = Integer.parseInt(value);
                 case "--max-staleness" -> s.maxStaleness = duration(value);
+                case "--staleness-check" -> s.stalenessCheck = value.equals("mixed") ? null
+                        : StalenessCheck.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
                 case "--fault-gap" -> s.faultGap = duration(value);
                 case "--seed" -> s.seed = Long.parseLong(value);
                 case "--report" -> s.report = Path.of(value);
@@ -97,7 +103,7 @@ public final class VerifierSettings {
                     }
                 }
                 default -> throw new IllegalArgumentException("unknown option " + option
-                        + " (known: --duration --write-rate --read-rate --readers --max-staleness --faults"
+                        + " (known: --duration --write-rate --read-rate --readers --max-staleness --staleness-check --faults"
                         + " --fault-gap --seed --report --connector-jar)");
             }
         }
@@ -130,6 +136,19 @@ public final class VerifierSettings {
         return maxStaleness;
     }
 
+    /** The staleness check of client instance {@code instance} (1-based). */
+    public StalenessCheck stalenessCheckOf(int instance) {
+        if (stalenessCheck != null) {
+            return stalenessCheck;
+        }
+        return instance % 2 == 1 ? StalenessCheck.EVERY_HIT : StalenessCheck.SCHEDULED;
+    }
+
+    /** {@code every-hit} or {@code scheduled}, as the setting is written. */
+    public static String name(StalenessCheck check) {
+        return check.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
     public VerifierSettings report(Path report) {
         this.report = report;
         return this;
@@ -148,7 +167,9 @@ public final class VerifierSettings {
     public String toString() {
         return "duration " + duration.toSeconds() + " s, " + instances + " client instances x " + readersPerInstance
                 + " readers at " + (int) readsPerSecondPerReader + " reads/s, writer at " + (int) writesPerSecond
-                + " tx/s, max-staleness " + maxStaleness.toMillis() + " ms, ids 1.." + idSpace + " ("
+                + " tx/s, max-staleness " + maxStaleness.toMillis() + " ms, staleness check "
+                + (stalenessCheck == null ? "mixed (odd instances every-hit, even scheduled)" : name(stalenessCheck))
+                + ", ids 1.." + idSpace + " ("
                 + initialRows + " rows at start, " + hotKeys + " hot), " + groups + " groups, bulk update of "
                 + bulkRows + " ids every " + bulkEvery.toSeconds() + " s, faults " + faults
                 + (repeatFaults ? " repeated" : " once each") + ", seed " + seed;

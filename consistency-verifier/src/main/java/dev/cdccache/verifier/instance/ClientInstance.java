@@ -1,5 +1,6 @@
 package dev.cdccache.verifier.instance;
 
+import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.InvalidationClientConfig;
 import dev.cdccache.client.parsing.ChangeEvent;
@@ -53,12 +54,16 @@ public final class ClientInstance implements AutoCloseable {
     private volatile InvalidationClient client;
     private volatile CountDownLatch hold;
     private int incarnations;
+    private final StalenessCheck stalenessCheck;
+    /** Scheduled-check overruns of closed incarnations; guarded by the swap lock. */
+    private long closedOverruns;
 
-    public ClientInstance(String name, String bootstrapServers, Duration maxStaleness, CommittedHistory history,
-            FaultTimeline timeline, RunClock clock) {
+    public ClientInstance(String name, String bootstrapServers, Duration maxStaleness, StalenessCheck stalenessCheck,
+            CommittedHistory history, FaultTimeline timeline, RunClock clock) {
         this.name = name;
         this.bootstrapServers = bootstrapServers;
         this.maxStaleness = maxStaleness;
+        this.stalenessCheck = stalenessCheck;
         this.history = history;
         this.timeline = timeline;
         this.clock = clock;
@@ -75,6 +80,7 @@ public final class ClientInstance implements AutoCloseable {
                 .bootstrapServers(bootstrapServers)
                 .topicPrefix("cdc")
                 .maxStaleness(maxStaleness)
+                .stalenessCheck(stalenessCheck)
                 .clientId("verifier-" + name)
                 .meterRegistry(new SimpleMeterRegistry())
                 .listener(this::onApplied);
@@ -107,6 +113,7 @@ public final class ClientInstance implements AutoCloseable {
         try {
             if (client != null) {
                 client.close();
+                closedOverruns += client.status().checkOverruns();
                 client = null;
             }
             synchronized (liveWindows) {
@@ -162,6 +169,23 @@ public final class ClientInstance implements AutoCloseable {
 
     public long eventsApplied() {
         return eventsApplied.get();
+    }
+
+    public StalenessCheck stalenessCheck() {
+        return stalenessCheck;
+    }
+
+    /**
+     * Runs of the scheduled staleness check that came later than its slack, over every incarnation (always 0
+     * with the every-hit check).
+     */
+    public long checkOverruns() {
+        swap.readLock().lock();
+        try {
+            return closedOverruns + (client != null ? client.status().checkOverruns() : 0);
+        } finally {
+            swap.readLock().unlock();
+        }
     }
 
     public int incarnations() {

@@ -1,5 +1,6 @@
 package dev.cdccache.verifier.report;
 
+import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.verifier.RunClock;
 import dev.cdccache.verifier.VerifierSettings;
 import dev.cdccache.verifier.check.CacheComparison;
@@ -253,6 +254,13 @@ public final class Report {
                 .append(reads.stream().mapToLong(ReadStatistics::maxEntryAgeMillis).max().orElse(-1))
                 .append(" ms, violations ").append(reads.stream().mapToLong(ReadStatistics::entryAgeViolations).sum())
                 .append('\n');
+        md.append("- Staleness check per instance (scheduled: runs of the background check later than its slack):");
+        for (ClientInstance instance : instances) {
+            md.append(' ').append(instance.name()).append(instance.stalenessCheck() == StalenessCheck.SCHEDULED
+                    ? " " + instance.checkOverruns() + " overruns;" : ";");
+        }
+        md.setLength(md.length() - 1);
+        md.append('\n');
         reads.stream().filter(r -> r.maxStaleDetail() != null).forEach(r -> md.append("- Stalest value on ")
                 .append(r.instance()).append(": ").append(r.maxStaleDetail()).append('\n'));
         md.append('\n');

@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 rounds="${1:-6}"
 benchmarks=(bareCaffeineGetIfPresent expiringCaffeineGetIfPresent invalidatingCacheGetIfPresent invalidatingCacheGetIfPresentServeStale
+            invalidatingCacheGetIfPresentScheduledCheck
             invalidatingCacheGetWithLoader
             springCaffeineCacheGet springCdcCacheGet)
 classpath="target/test-classes:target/classes:$(cat target/jmh.classpath)"

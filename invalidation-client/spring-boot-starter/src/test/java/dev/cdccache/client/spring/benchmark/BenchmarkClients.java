@@ -3,6 +3,7 @@ package dev.cdccache.client.spring.benchmark;
 import dev.cdccache.client.CacheDefinition;
 import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.InvalidationClientConfig;
+import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
 import java.time.Duration;
 import java.util.List;
@@ -20,13 +21,26 @@ final class BenchmarkClients {
     private BenchmarkClients() {
     }
 
-    static InvalidationClient readyClient() {
-        return readyClient(StalenessPolicy.BYPASS_CACHE);
+    /** The value cached for a key (a fresh object per load, as a loader returns). */
+    static String valueOf(Long key) {
+        return "value-" + key;
     }
 
-    static InvalidationClient readyClient(StalenessPolicy policy) {
+    static InvalidationClient readyClient() {
+        return readyClient(StalenessPolicy.BYPASS_CACHE, StalenessCheck.EVERY_HIT);
+    }
+
+    /**
+     * A ready client that stays fresh: without required heartbeats every completed position check (every
+     * 200 ms against the in-memory log) advances the watermark, as heartbeats do for a healthy client. With
+     * required heartbeats and none arriving, entries would stop being served max-staleness after the set-up
+     * and a benchmark would measure misses.
+     */
+    static InvalidationClient readyClient(StalenessPolicy policy, StalenessCheck check) {
         InvalidationClientConfig config = InvalidationClientConfig.builder().bootstrapServers("in-memory:0")
                 .stalenessPolicy(policy)
+                .stalenessCheck(check)
+                .heartbeatRequired(false)
                 .cache(CacheDefinition.builder("items").table("shop.item").keyColumns("id").spec(SPEC).build())
                 .build();
         MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("none") {
@@ -50,6 +64,13 @@ final class BenchmarkClients {
         client.start();
         if (!client.awaitReady(Duration.ofSeconds(10))) {
             throw new IllegalStateException("client not ready");
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!client.status().fresh()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("client not fresh: " + client.status());
+            }
+            Thread.onSpinWait();
         }
         return client;
     }

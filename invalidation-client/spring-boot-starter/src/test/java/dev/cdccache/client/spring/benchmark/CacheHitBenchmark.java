@@ -4,12 +4,14 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.cdccache.client.InvalidatingCache;
 import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
 import dev.cdccache.client.spring.CdcCacheManager;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -46,6 +48,8 @@ public class CacheHitBenchmark {
     private InvalidationClient client;
     private InvalidationClient serveStaleClient;
     private InvalidatingCache<Long, String> serveStaleCache;
+    private InvalidationClient scheduledCheckClient;
+    private InvalidatingCache<Long, String> scheduledCheckCache;
     private Cache<Long, String> bareCaffeine;
     private Cache<Long, String> expiringCaffeine;
     private InvalidatingCache<Long, String> invalidatingCache;
@@ -58,8 +62,10 @@ public class CacheHitBenchmark {
     public void setUp() {
         client = BenchmarkClients.readyClient();
         invalidatingCache = client.cache("items");
-        serveStaleClient = BenchmarkClients.readyClient(StalenessPolicy.SERVE_STALE);
+        serveStaleClient = BenchmarkClients.readyClient(StalenessPolicy.SERVE_STALE, StalenessCheck.EVERY_HIT);
         serveStaleCache = serveStaleClient.cache("items");
+        scheduledCheckClient = BenchmarkClients.readyClient(StalenessPolicy.BYPASS_CACHE, StalenessCheck.SCHEDULED);
+        scheduledCheckCache = scheduledCheckClient.cache("items");
         springCdcCache = new CdcCacheManager(client).getCache("items");
         bareCaffeine = Caffeine.from(BenchmarkClients.SPEC).recordStats().build();
         expiringCaffeine = Caffeine.from(BenchmarkClients.SPEC + ",expireAfterWrite=1h").recordStats().build();
@@ -67,17 +73,40 @@ public class CacheHitBenchmark {
                 Caffeine.from(BenchmarkClients.SPEC).recordStats().<Object, Object>build());
         keys = new Long[KEYS];
         for (int i = 0; i < KEYS; i++) {
-            Long key = (long) i;
-            keys[i] = key;
-            String value = "value-" + i;
-            bareCaffeine.put(key, value);
-            expiringCaffeine.put(key, value);
-            invalidatingCache.put(key, value);
-            serveStaleCache.put(key, value);
-            springCaffeineCache.put(key, value);
+            keys[i] = (long) i;
+        }
+        // Each cache is filled by its own load path, one cache after the other, as loads fill caches in a
+        // service: a value and the entry holding it are allocated together, not interleaved with other caches'.
+        for (Long key : keys) {
+            bareCaffeine.get(key, BenchmarkClients::valueOf);
+        }
+        for (Long key : keys) {
+            expiringCaffeine.get(key, BenchmarkClients::valueOf);
+        }
+        for (InvalidatingCache<Long, String> cache : java.util.List.of(invalidatingCache, serveStaleCache,
+                scheduledCheckCache)) {
+            for (Long key : keys) {
+                cache.get(key, BenchmarkClients::valueOf);
+            }
+        }
+        for (Long key : keys) {
+            springCaffeineCache.get(key, () -> BenchmarkClients.valueOf(key));
         }
         if (invalidatingCache.estimatedSize() < KEYS / 2) {
             throw new IllegalStateException("values were not cached");
+        }
+    }
+
+    /** A benchmark of hits must not measure misses: fail the run if an entry stopped being served. */
+    @TearDown(Level.Iteration)
+    public void everyCacheStillHits() {
+        Long key = keys[KEYS - 1];
+        for (InvalidatingCache<Long, String> cache : java.util.List.of(invalidatingCache, serveStaleCache,
+                scheduledCheckCache)) {
+            if (cache.getIfPresent(key) == null) {
+                throw new IllegalStateException("a hit benchmark measured misses; client status "
+                        + client.status());
+            }
         }
     }
 
@@ -85,6 +114,7 @@ public class CacheHitBenchmark {
     public void tearDown() {
         client.close();
         serveStaleClient.close();
+        scheduledCheckClient.close();
     }
 
     private Long nextKey() {
@@ -117,6 +147,15 @@ public class CacheHitBenchmark {
     @Benchmark
     public String invalidatingCacheGetIfPresentServeStale() {
         return serveStaleCache.getIfPresent(nextKey());
+    }
+
+    /**
+     * The same hit with {@code staleness-check: scheduled}: a background thread precomputes the check, so the
+     * hit compares the entry's load time with one volatile field and reads no clock.
+     */
+    @Benchmark
+    public String invalidatingCacheGetIfPresentScheduledCheck() {
+        return scheduledCheckCache.getIfPresent(nextKey());
     }
 
     @Benchmark

@@ -90,8 +90,7 @@ public final class VerifierSettings {
                 case "--read-rate" -> s.readsPerSecondPerReader = Double.parseDouble(value);
                 case "--readers" -> s.readersPerInstance = Integer.parseInt(value);
                 case "--max-staleness" -> s.maxStaleness = duration(value);
-                case "--staleness-check" -> s.stalenessCheck = value.equals("mixed") ? null
-                        : StalenessCheck.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+                case "--staleness-check" -> s.stalenessCheck = stalenessCheck(value);
                 case "--fault-gap" -> s.faultGap = duration(value);
                 case "--seed" -> s.seed = Long.parseLong(value);
                 case "--report" -> s.report = Path.of(value);
@@ -108,6 +107,18 @@ public final class VerifierSettings {
             }
         }
         return s;
+    }
+
+    /** {@code every-hit}, {@code scheduled}, or {@code mixed} ({@code null}: instances alternate). */
+    static StalenessCheck stalenessCheck(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        return switch (t) {
+            case "mixed" -> null;
+            case "every-hit" -> StalenessCheck.EVERY_HIT;
+            case "scheduled" -> StalenessCheck.SCHEDULED;
+            default -> throw new IllegalArgumentException(
+                    "--staleness-check must be every-hit, scheduled or mixed, was " + text);
+        };
     }
 
     /** {@code 90s}, {@code 10m}, {@code 1500ms}, {@code 1h} or ISO-8601. */

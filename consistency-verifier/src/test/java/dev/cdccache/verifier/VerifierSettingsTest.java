@@ -3,6 +3,7 @@ package dev.cdccache.verifier;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.verifier.fault.FaultKind;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,18 @@ class VerifierSettingsTest {
         assertThat(s.duration()).isEqualTo(Duration.ofMinutes(12));
         assertThat(s.maxStaleness()).isEqualTo(Duration.ofMillis(2500));
         assertThat(s.faults).containsExactly(FaultKind.CONNECTOR_KILL, FaultKind.KAFKA_RESTART);
+    }
+
+    @Test
+    void instancesAlternateStalenessChecksUnlessOneIsChosen() {
+        VerifierSettings mixed = VerifierSettings.parse(new String[0]);
+        assertThat(mixed.stalenessCheckOf(1)).isEqualTo(StalenessCheck.EVERY_HIT);
+        assertThat(mixed.stalenessCheckOf(2)).isEqualTo(StalenessCheck.SCHEDULED);
+        assertThat(mixed.stalenessCheckOf(3)).isEqualTo(StalenessCheck.EVERY_HIT);
+        VerifierSettings scheduled = VerifierSettings.parse(new String[] {"--staleness-check", "scheduled"});
+        assertThat(scheduled.stalenessCheckOf(1)).isEqualTo(StalenessCheck.SCHEDULED);
+        assertThatThrownBy(() -> VerifierSettings.parse(new String[] {"--staleness-check", "sometimes"}))
+                .hasMessageContaining("every-hit, scheduled or mixed");
     }
 
     @Test

@@ -49,7 +49,7 @@ public class CdcInvalidationProperties {
     /**
      * How a cache hit checks max-staleness. every-hit (the default) reads the clock on every hit, so the bound
      * holds whatever the scheduler does. scheduled lets a background thread precompute the check, saving that
-     * clock read (a hit then costs about what a bare Caffeine hit costs); the bound then holds as long as that
+     * clock read (most of a hit's cost on virtual machines); the bound then holds as long as that
      * thread never runs later than staleness-check-slack (late runs are counted in
      * cdc.client.staleness.check.overruns).
      */

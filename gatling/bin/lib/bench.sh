@@ -69,9 +69,14 @@ bench_snapshot() {
   export BENCH_CLASSPATH
 }
 
+# This module's classes and dependencies: the copy made by bench_build, else the build's own.
+bench_classpath() {
+  echo "${BENCH_CLASSPATH:-$BENCH_ROOT/gatling/target/classes:$(cat "$BENCH_ROOT/gatling/target/driver.classpath")}"
+}
+
 # java for the drivers of this module (lag driver, report).
 bench_java() {
-  java -cp "${BENCH_CLASSPATH:-$BENCH_ROOT/gatling/target/classes:$(cat "$BENCH_ROOT/gatling/target/driver.classpath")}" "$@"
+  java -cp "$(bench_classpath)" "$@"
 }
 
 bench_jdbc_url() { echo "jdbc:mariadb://127.0.0.1:$MARIADB_PORT/"; }
@@ -79,8 +84,7 @@ bench_jdbc_url() { echo "jdbc:mariadb://127.0.0.1:$MARIADB_PORT/"; }
 # The stack is started from this module's classpath (infra and its dependencies as resolved for the
 # gatling module), so a run does not depend on the reactor build.
 bench_start_stack() {
-  PLATFORM_INFRA_CLASSPATH="${BENCH_CLASSPATH:-$BENCH_ROOT/gatling/target/classes:$(cat "$BENCH_ROOT/gatling/target/driver.classpath")}" \
-      platform_start_stack
+  PLATFORM_INFRA_CLASSPATH="$(bench_classpath)" platform_start_stack
 }
 
 # Creates the lag driver's probe table (before the connector starts: it checks captured tables exist).

@@ -359,11 +359,10 @@ public final class BenchmarkReport {
         String key = "lag.n4.r1000";
         if (f.has(key + ".changes")) {
             long worstP99 = 0;
-            long missing = 0;
             for (int i = 1; i <= 4; i++) {
                 worstP99 = Math.max(worstP99, LatencySummary.readFrom(f, key + ".instance" + i).p99Micros());
-                missing += f.getLong(key + ".instance" + i + ".missing", 0);
             }
+            long missing = missingChanges(f, key, 4);
             verdict(worstP99 < 50_000 && missing == 0, String.format(Locale.ROOT,
                     "commit-to-eviction p99 < 50 ms at 1,000 changes/s with four instances: worst instance p99 %s"
                             + " (achieved %s writes/s)%s", ms(worstP99), f.get(key + ".achieved_rps"),
@@ -376,7 +375,7 @@ public final class BenchmarkReport {
 
     /**
      * One row per instance count and load of a lag driver result; returns the largest max lag (ms) at 100
-     * and 1,000 changes/s, or -1. Four-instance histograms go into {@code histograms} when it is given.
+     * and 1,000 changes/s, or -1. Four-instance histograms go into {@code histograms}.
      */
     private double lagTable(ResultFile f, Map<String, Map<Long, Long>> histograms) throws IOException {
         line("| instances | load | changes | achieved writes/s | p50 (all) | p99 (all) | max | per instance p50 / p99 / max (ms) | missing |");
@@ -400,10 +399,9 @@ public final class BenchmarkReport {
                 }
                 LatencySummary all = LatencySummary.readFrom(f, key + ".all");
                 StringBuilder per = new StringBuilder();
-                long missing = 0;
+                long missing = missingChanges(f, key, Integer.parseInt(n.trim()));
                 for (int i = 1; i <= Integer.parseInt(n.trim()); i++) {
                     LatencySummary s = LatencySummary.readFrom(f, key + ".instance" + i);
-                    missing += f.getLong(key + ".instance" + i + ".missing", 0);
                     per.append(per.length() == 0 ? "" : "; ").append("#").append(i).append(' ')
                             .append(fmt("%.1f", s.p50Micros() / 1000.0)).append(" / ")
                             .append(fmt("%.1f", s.p99Micros() / 1000.0)).append(" / ")
@@ -417,7 +415,7 @@ public final class BenchmarkReport {
                     bound = Math.max(bound, all.maxMicros() / 1000.0);
                 }
                 Path csv = results.resolve("lag-n" + n.trim() + "-" + phase + ".hist.csv");
-                if (histograms != null && n.trim().equals("4") && Files.isRegularFile(csv)) {
+                if (n.trim().equals("4") && Files.isRegularFile(csv)) {
                     histograms.put("4 instances, " + load, readHistogram(csv));
                 }
             }
@@ -427,7 +425,7 @@ public final class BenchmarkReport {
 
     /**
      * The same driver against the connector started with Debezium's and Kafka's own defaults, earlier in the
-     * same run, with the tuned figures beside them (issue: report the defaults beside the tuning).
+     * same run, with the tuned figures beside them.
      */
     private void debeziumDefaults(ResultFile tuned) throws IOException {
         ResultFile d = ResultFile.read(results.resolve("lag-debezium-defaults.properties"));
@@ -460,16 +458,22 @@ public final class BenchmarkReport {
                         continue;
                     }
                     LatencySummary all = LatencySummary.readFrom(f, key + ".all");
-                    long missing = 0;
-                    for (int i = 1; i <= Integer.parseInt(n.trim()); i++) {
-                        missing += f.getLong(key + ".instance" + i + ".missing", 0);
-                    }
+                    long missing = missingChanges(f, key, Integer.parseInt(n.trim()));
                     line("| " + row.getKey() + " | " + n.trim() + " | " + r.trim() + "/s | " + ms(all.p50Micros())
                             + " | " + ms(all.p99Micros()) + " | " + ms(all.maxMicros()) + " | " + missing + " |");
                 }
             }
         }
         line("");
+    }
+
+    /** Changes of lag phase {@code key} that never reached an instance, summed over its instances. */
+    private static long missingChanges(ResultFile f, String key, int instances) {
+        long missing = 0;
+        for (int i = 1; i <= instances; i++) {
+            missing += f.getLong(key + ".instance" + i + ".missing", 0);
+        }
+        return missing;
     }
 
     private static Map<Long, Long> readHistogram(Path csv) throws IOException {

@@ -7,6 +7,7 @@ import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
 import dev.cdccache.client.spring.CdcCacheManager;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -50,6 +51,8 @@ public class CacheHitBenchmark {
     private InvalidatingCache<Long, String> serveStaleCache;
     private InvalidationClient scheduledCheckClient;
     private InvalidatingCache<Long, String> scheduledCheckCache;
+    /** The three client caches above, filled and checked alike. */
+    private List<InvalidatingCache<Long, String>> clientCaches;
     private Cache<Long, String> bareCaffeine;
     private Cache<Long, String> expiringCaffeine;
     private InvalidatingCache<Long, String> invalidatingCache;
@@ -66,6 +69,7 @@ public class CacheHitBenchmark {
         serveStaleCache = serveStaleClient.cache("items");
         scheduledCheckClient = BenchmarkClients.readyClient(StalenessPolicy.BYPASS_CACHE, StalenessCheck.SCHEDULED);
         scheduledCheckCache = scheduledCheckClient.cache("items");
+        clientCaches = List.of(invalidatingCache, serveStaleCache, scheduledCheckCache);
         springCdcCache = new CdcCacheManager(client).getCache("items");
         bareCaffeine = Caffeine.from(BenchmarkClients.SPEC).recordStats().build();
         expiringCaffeine = Caffeine.from(BenchmarkClients.SPEC + ",expireAfterWrite=1h").recordStats().build();
@@ -83,8 +87,7 @@ public class CacheHitBenchmark {
         for (Long key : keys) {
             expiringCaffeine.get(key, BenchmarkClients::valueOf);
         }
-        for (InvalidatingCache<Long, String> cache : java.util.List.of(invalidatingCache, serveStaleCache,
-                scheduledCheckCache)) {
+        for (InvalidatingCache<Long, String> cache : clientCaches) {
             for (Long key : keys) {
                 cache.get(key, BenchmarkClients::valueOf);
             }
@@ -101,8 +104,7 @@ public class CacheHitBenchmark {
     @TearDown(Level.Iteration)
     public void everyCacheStillHits() {
         Long key = keys[KEYS - 1];
-        for (InvalidatingCache<Long, String> cache : java.util.List.of(invalidatingCache, serveStaleCache,
-                scheduledCheckCache)) {
+        for (InvalidatingCache<Long, String> cache : clientCaches) {
             if (cache.getIfPresent(key) == null) {
                 throw new IllegalStateException("a hit benchmark measured misses; client status "
                         + client.status());

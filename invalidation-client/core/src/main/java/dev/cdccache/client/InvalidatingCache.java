@@ -98,8 +98,9 @@ public interface InvalidatingCache<K, V> {
     long estimatedSize();
 
     /**
-     * The underlying Caffeine cache, for statistics, inspection and iteration. Writing to it directly
-     * bypasses the no-stale-populate protection.
+     * The underlying Caffeine cache, for statistics, inspection and iteration. Its statistics count one hit or
+     * miss per key read through this cache, an entry that may not be served (staleness) as a miss. Writing to
+     * it directly bypasses the no-stale-populate protection.
      */
     Cache<K, CachedValue<V>> caffeine();
 }

@@ -12,6 +12,7 @@ import dev.cdccache.client.staleness.StalenessGuard;
 import dev.cdccache.client.staleness.StalenessStatus;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -25,6 +26,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -109,7 +111,8 @@ public final class InvalidationClient implements AutoCloseable {
     }
 
     private CaffeineInvalidatingCache<Object, Object> buildCache(CacheDefinition definition) {
-        Caffeine<Object, Object> caffeine = Caffeine.from(definition.spec()).recordStats();
+        // Statistics are always recorded, by the cache itself (see CaffeineInvalidatingCache).
+        Caffeine<Object, Object> caffeine = Caffeine.from(withoutRecordStats(definition.spec()));
         long refreshAfter = 0;
         if (definition.refreshAhead() > 0) {
             Duration ttl = InvalidationClientConfig.ExpireAfterWrite.of(definition.spec());
@@ -117,6 +120,13 @@ public final class InvalidationClient implements AutoCloseable {
         }
         return new CaffeineInvalidatingCache<>(definition.name(), caffeine, guard, definition.cacheNulls(),
                 refreshAfter, config.refreshExecutor(), metrics::loadDiscarded);
+    }
+
+    /** The spec minus a {@code recordStats} option, which the cache applies itself and Caffeine allows once. */
+    static String withoutRecordStats(String spec) {
+        return Arrays.stream(spec.split(","))
+                .filter(option -> !option.trim().equals("recordStats"))
+                .collect(Collectors.joining(","));
     }
 
     /** Starts consuming (idempotent). Returns at once; see {@link #awaitReady(Duration)}. */

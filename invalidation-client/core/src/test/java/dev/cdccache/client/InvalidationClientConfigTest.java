@@ -114,6 +114,19 @@ class InvalidationClientConfigTest {
     }
 
     @Test
+    void aSpecThatAsksForStatisticsBuildsACacheThatRecordsThem() {
+        InvalidationClientConfig config = base().cache(CacheDefinition.builder("c").table("db.t").keyColumns("id")
+                .spec("maximumSize=10, recordStats").build()).build();
+        try (InvalidationClient client = new InvalidationClient(config, props -> {
+            throw new AssertionError("not started");
+        })) {
+            client.cache("c").getIfPresent(1L);
+            assertThat(client.cache("c").caffeine().stats().missCount()).isEqualTo(1);
+            assertThat(client.cache("c").caffeine().policy().eviction()).isPresent();
+        }
+    }
+
+    @Test
     void rejectsABadTopicPrefix() {
         assertRejected(base().topicPrefix("bad prefix"), "topic-prefix", "topic name");
     }

@@ -9,7 +9,7 @@ rounds="${1:-6}"
 benchmarks=(bareCaffeineGetIfPresent expiringCaffeineGetIfPresent invalidatingCacheGetIfPresent invalidatingCacheGetIfPresentServeStale
             invalidatingCacheGetIfPresentScheduledCheck
             invalidatingCacheGetWithLoader
-            springCaffeineCacheGet springCdcCacheGet)
+            springCaffeineCacheGet springCdcCacheGet springCdcCacheGetScheduledCheck)
 classpath="target/test-classes:target/classes:$(cat target/jmh.classpath)"
 mkdir -p target/jmh-alt
 echo "round ${benchmarks[*]}"

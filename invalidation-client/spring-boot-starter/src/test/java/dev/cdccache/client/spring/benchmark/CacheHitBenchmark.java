@@ -57,6 +57,7 @@ public class CacheHitBenchmark {
     private Cache<Long, String> expiringCaffeine;
     private InvalidatingCache<Long, String> invalidatingCache;
     private org.springframework.cache.Cache springCdcCache;
+    private org.springframework.cache.Cache springCdcCacheScheduledCheck;
     private org.springframework.cache.Cache springCaffeineCache;
     private Long[] keys;
     private int index;
@@ -71,6 +72,7 @@ public class CacheHitBenchmark {
         scheduledCheckCache = scheduledCheckClient.cache("items");
         clientCaches = List.of(invalidatingCache, serveStaleCache, scheduledCheckCache);
         springCdcCache = new CdcCacheManager(client).getCache("items");
+        springCdcCacheScheduledCheck = new CdcCacheManager(scheduledCheckClient).getCache("items");
         bareCaffeine = Caffeine.from(BenchmarkClients.SPEC).recordStats().build();
         expiringCaffeine = Caffeine.from(BenchmarkClients.SPEC + ",expireAfterWrite=1h").recordStats().build();
         springCaffeineCache = new CaffeineCache("items",
@@ -168,6 +170,12 @@ public class CacheHitBenchmark {
     @Benchmark
     public Object springCdcCacheGet() {
         return springCdcCache.get(nextKey());
+    }
+
+    /** The {@code @Cacheable} path with {@code staleness-check: scheduled}. */
+    @Benchmark
+    public Object springCdcCacheGetScheduledCheck() {
+        return springCdcCacheScheduledCheck.get(nextKey());
     }
 
     @Benchmark

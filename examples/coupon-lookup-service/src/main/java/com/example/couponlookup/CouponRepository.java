@@ -30,7 +30,8 @@ public class CouponRepository {
 
     /** The coupons that exist among {@code ids}, by id, in one query. */
     public Map<Long, Coupon> findAllById(Collection<? extends Long> ids) {
-        return jdbc.sql(COLUMNS + " WHERE id IN (:ids)").param("ids", ids).query(Coupon.class).stream()
+        // list(), not stream(): a stream holds its connection until it is closed
+        return jdbc.sql(COLUMNS + " WHERE id IN (:ids)").param("ids", ids).query(Coupon.class).list().stream()
                 .collect(Collectors.toMap(Coupon::id, Function.identity()));
     }
 }

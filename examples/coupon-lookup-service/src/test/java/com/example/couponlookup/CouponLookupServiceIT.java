@@ -3,6 +3,7 @@ package com.example.couponlookup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.cdccache.client.InvalidatingCache;
 import dev.cdccache.client.spring.CdcCacheManager;
 import dev.cdccache.infra.LocalStack;
@@ -88,6 +89,8 @@ class CouponLookupServiceIT {
         assertThat(byId.getIfPresent(1L)).as("cached by the first read").isNotNull();
         assertThat(byId.getIfPresent(3L)).as("cached by the bulk read").isNotNull();
         assertThat(byCode.getIfPresent("SUMMER")).as("cached by @Cacheable").isNotNull();
+        assertThat(service.getBean(HikariDataSource.class).getHikariPoolMXBean().getActiveConnections())
+                .as("connections in use after the reads (a leaked one stays; a load test then hangs)").isZero();
 
         // another writer, not this service: a batch job, a migration, someone at the SQL prompt
         mariaDb.execute("coupon_db",

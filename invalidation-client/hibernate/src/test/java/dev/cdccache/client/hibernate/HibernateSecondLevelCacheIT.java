@@ -32,7 +32,7 @@ class HibernateSecondLevelCacheIT {
 
     private static final Duration CONVERGE = Duration.ofSeconds(30);
     private static final String DB = "hc_db";
-    private static final List<Class<?>> ENTITIES = List.of(Product.class, ProductTag.class);
+    private static final List<Class<?>> ENTITIES = List.of(Product.class, ProductTag.class, Badge.class);
 
     private static LocalStack stack;
     private static MariaDbServer mariaDb;
@@ -51,9 +51,10 @@ class HibernateSecondLevelCacheIT {
                         + "price INT NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS product_tag (id BIGINT PRIMARY KEY, product_id BIGINT NOT NULL, "
                         + "tag VARCHAR(32) NOT NULL)",
+                "CREATE TABLE IF NOT EXISTS badge (id BIGINT PRIMARY KEY, label VARCHAR(32) NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS shelf (id BIGINT PRIMARY KEY, label VARCHAR(32) NOT NULL)");
         connector = ConnectorProcess.builder(Path.of("target", "connector", "cdc-connector-exec.jar"), stack)
-                .tables(List.of(DB + ".product", DB + ".product_tag"))
+                .tables(List.of(DB + ".product", DB + ".product_tag", DB + ".badge"))
                 .name("hibernate-cache-it")
                 .build()
                 .start();
@@ -248,6 +249,32 @@ class HibernateSecondLevelCacheIT {
         }
     }
 
+    private static Badge badge(HibernateInstance instance, long id) {
+        return inSession(instance, s -> s.find(Badge.class, id));
+    }
+
+    @Test
+    void aTruncateEvictsTheWholeRoleInBothInstances() {
+        long one = ids.incrementAndGet();
+        long two = ids.incrementAndGet();
+        mariaDb.execute(DB, "INSERT INTO badge (id, label) VALUES (" + one + ", 'one'), (" + two + ", 'two')");
+        awaitApplied("badge", two);
+        for (HibernateInstance instance : List.of(first, second)) {
+            await().atMost(CONVERGE).until(() -> {
+                inSession(instance, s -> List.of(s.find(Badge.class, one), s.find(Badge.class, two)));
+                return instance.sessionFactory.getCache().containsEntity(Badge.class, one)
+                        && instance.sessionFactory.getCache().containsEntity(Badge.class, two);
+            });
+        }
+
+        mariaDb.execute(DB, "TRUNCATE TABLE badge");
+
+        for (HibernateInstance instance : List.of(first, second)) {
+            await().atMost(CONVERGE).until(() -> badge(instance, one) == null);
+            assertThat(badge(instance, two)).isNull();
+        }
+    }
+
     // --- seed 000's bulk lookup: hits from the cache, the misses in one query ---------------------------------
 
     @Test
@@ -319,13 +346,13 @@ class HibernateSecondLevelCacheIT {
         }
     }
 
-    @Test
-    void aFindThatReadTheRowBeforeAnAppliedChangeDoesNotCacheIt() throws Exception {
+    /** Races {@code load} (which must read and return the product's name) with a rename of the product. */
+    private static void raceARename(java.util.function.LongFunction<String> load) throws Exception {
         long id = insertProduct("old", 10);
         HibernateInstance instance = first;
         instance.sessionFactory.getCache().evictEntityData(Product.class, id);
 
-        raceOneLoad(instance, "product", () -> assertThat(name(instance, id)).isEqualTo("old"),
+        raceOneLoad(instance, "product", () -> assertThat(load.apply(id)).isEqualTo("old"),
                 () -> mariaDb.execute(DB, "UPDATE product SET name = 'new' WHERE id = " + id),
                 e -> e.table().equals("product") && e.after() != null && e.after().get("name").asString().equals("new")
                         && e.after().get("id").asLong() == id);
@@ -335,20 +362,14 @@ class HibernateSecondLevelCacheIT {
     }
 
     @Test
+    void aFindThatReadTheRowBeforeAnAppliedChangeDoesNotCacheIt() throws Exception {
+        raceARename(id -> name(first, id));
+    }
+
+    @Test
     void aQueryThatReadTheRowBeforeAnAppliedChangeDoesNotCacheItsEntity() throws Exception {
-        long id = insertProduct("old", 10);
-        HibernateInstance instance = first;
-        instance.sessionFactory.getCache().evictEntityData(Product.class, id);
-
-        Function<Session, String> query = s -> s.createSelectionQuery("from Product where id = :id", Product.class)
-                .setParameter("id", id).getSingleResult().getName();
-        raceOneLoad(instance, "product", () -> assertThat(inSession(instance, query)).isEqualTo("old"),
-                () -> mariaDb.execute(DB, "UPDATE product SET name = 'new' WHERE id = " + id),
-                e -> e.table().equals("product") && e.after() != null && e.after().get("name").asString().equals("new")
-                        && e.after().get("id").asLong() == id);
-
-        assertThat(cached(instance, id)).isFalse();
-        assertThat(name(instance, id)).isEqualTo("new");
+        raceARename(id -> inSession(first, s -> s.createSelectionQuery("from Product where id = :id", Product.class)
+                .setParameter("id", id).getSingleResult().getName()));
     }
 
     @Test

@@ -3,25 +3,19 @@ package dev.cdccache.coupon.caching;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.cdccache.coupon.generator.CouponDataGenerator;
 import dev.cdccache.coupon.generator.GenerationPlan;
 import dev.cdccache.coupon.testing.ApiClient.Response;
+import dev.cdccache.coupon.testing.CdcTwoInstances;
 import dev.cdccache.coupon.testing.ServiceInstance;
 import dev.cdccache.coupon.testing.TestData;
-import dev.cdccache.coupon.testing.TestDatabases;
 import dev.cdccache.infra.LocalStack;
-import dev.cdccache.infra.connector.ConnectorProcess;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * Cache mode {@code hibernate} end to end: two instances whose JPA entities live in Hibernate's second-level
@@ -33,67 +27,28 @@ class HibernateCacheModeIT {
 
     private static final LocalStack STACK = LocalStack.shared();
     private static final Duration INVALIDATION_TIMEOUT = Duration.ofSeconds(30);
-    private String database;
-    private ConnectorProcess connector;
+    private CdcTwoInstances platform;
     private ServiceInstance first;
-    private ServiceInstance second;
 
     @BeforeAll
     void start() throws Exception {
-        database = TestDatabases.create(STACK, "coupon_l2");
-        DriverManagerDataSource admin = new DriverManagerDataSource(STACK.mariaDb().jdbcUrl(database),
-                STACK.mariaDb().adminUser(), STACK.mariaDb().adminPassword());
-        Flyway.configure().dataSource(admin).load().migrate();
-        new CouponDataGenerator(admin).generate(GenerationPlan.SMALL, false, TestData.today());
-
-        String prefix = "couponl2";
-        connector = ConnectorProcess.builder(Path.of(System.getProperty("coupon.connector-jar",
-                        "target/cdc-connector-exec.jar")), STACK)
-                .name("coupon-l2-it")
-                .topicPrefix(prefix)
-                .tables(List.of(database + ".place", database + ".coupon", database + ".coupon_attribute"))
-                .build()
-                .start();
-
-        Map<String, String> settings = ServiceInstance.databaseSettings(STACK, database);
-        settings.put("coupon.cache.mode", "hibernate");
-        settings.put("coupon.database", database);
-        settings.put("cdc.invalidation.bootstrap-servers", STACK.kafka().bootstrapServers());
-        settings.put("cdc.invalidation.topic-prefix", prefix);
-        settings.put("cdc.invalidation.max-staleness", "30s");
-        settings.put("cdc.invalidation.client-id", "coupon-l2-a");
-        first = ServiceInstance.start(settings);
-        settings.put("cdc.invalidation.client-id", "coupon-l2-b");
-        second = ServiceInstance.start(settings);
-        for (ServiceInstance instance : List.of(first, second)) {
-            await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-                    assertThat(instance.api().get("/actuator/health/cdcInvalidation").json()
-                            .path("status").asString()).isEqualTo("UP"));
-        }
+        platform = CdcTwoInstances.start(STACK, "l2", "hibernate");
+        first = platform.first();
     }
 
     @AfterAll
     void stop() {
-        for (AutoCloseable part : new AutoCloseable[] {first, second, connector}) {
-            if (part != null) {
-                try {
-                    part.close();
-                } catch (Exception e) {
-                    // keep closing the others
-                }
-            }
+        if (platform != null) {
+            platform.close();
         }
     }
 
     private void sql(String... statements) {
-        TestDatabases.sql(STACK, database, statements);
+        platform.sql(statements);
     }
 
     private void awaitOnBoth(String path, Consumer<Response> expectation) {
-        for (ServiceInstance instance : List.of(first, second)) {
-            await().atMost(INVALIDATION_TIMEOUT).pollInterval(Duration.ofMillis(50))
-                    .untilAsserted(() -> expectation.accept(instance.api().get(path)));
-        }
+        platform.awaitOnBoth(path, expectation);
     }
 
     /** Reads {@code path} on both instances until a read costs no statement: it is then served from the cache. */
@@ -103,7 +58,7 @@ class HibernateCacheModeIT {
 
     /** The same for an endpoint that reads {@code live} statements on every call (a place's progress counts). */
     private void cacheOnBoth(String path, int live) {
-        for (ServiceInstance instance : List.of(first, second)) {
+        for (ServiceInstance instance : platform.both()) {
             await().atMost(INVALIDATION_TIMEOUT).until(() -> {
                 long before = instance.statements();
                 assertThat(instance.api().get(path).status()).isEqualTo(200);
@@ -147,7 +102,7 @@ class HibernateCacheModeIT {
     void aMissingIdThatIsLaterInsertedBecomesVisible() {
         awaitOnBoth("/coupons/900001", r -> assertThat(r.status()).isEqualTo(404));
 
-        new TestData(STACK, database).coupon(900001, "LATE-900001", 3, 10);
+        new TestData(STACK, platform.database()).coupon(900001, "LATE-900001", 3, 10);
         awaitOnBoth("/coupons/900001", r -> {
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.json().path("attributes")).hasSize(2);

@@ -10,8 +10,8 @@ import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
 import jakarta.persistence.Id;
 import jakarta.persistence.JoinColumn;
-import jakarta.persistence.OneToMany;
-import jakarta.persistence.OrderBy;
+import jakarta.persistence.CollectionTable;
+import jakarta.persistence.ElementCollection;
 import jakarta.persistence.Table;
 import java.math.BigDecimal;
 import java.time.LocalDate;
@@ -23,10 +23,11 @@ import org.hibernate.annotations.Cache;
 import org.hibernate.annotations.CacheConcurrencyStrategy;
 import org.hibernate.annotations.NaturalId;
 import org.hibernate.annotations.NaturalIdCache;
+import org.hibernate.annotations.SQLOrder;
 
 /**
  * The {@code coupon} row, cached in Hibernate's second-level cache (the seed team's NONSTRICT_READ_WRITE), with
- * its attributes as a cached collection. The service writes with SQL only; in this mode Hibernate only reads.
+ * its attributes as a cached element collection. The service writes with SQL only; in this mode Hibernate only reads.
  */
 @Entity
 @Table(name = "coupon")
@@ -70,13 +71,16 @@ public class CouponEntity {
     @Column(name = "updated_at")
     private LocalDateTime updatedAt;
 
-    /** Loaded for many coupons at once (one IN query) when several are missing from the cache. */
-    @OneToMany
-    @JoinColumn(name = "coupon_id", insertable = false, updatable = false)
-    @OrderBy("id")
+    /**
+     * The attribute rows in insertion order, like every other mode; loaded for many coupons at once (one IN
+     * query) when several are missing from the cache.
+     */
+    @ElementCollection
+    @CollectionTable(name = "coupon_attribute", joinColumns = @JoinColumn(name = "coupon_id"))
+    @SQLOrder("id")
     @BatchSize(size = 500)
     @Cache(usage = CacheConcurrencyStrategy.NONSTRICT_READ_WRITE)
-    private List<CouponAttributeEntity> attributes = new ArrayList<>();
+    private List<CouponAttributeValue> attributes = new ArrayList<>();
 
     protected CouponEntity() {
     }

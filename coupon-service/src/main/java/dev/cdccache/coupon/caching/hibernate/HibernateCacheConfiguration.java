@@ -28,7 +28,7 @@ import org.springframework.core.env.Environment;
 @ConditionalOnProperty(name = "coupon.cache.mode", havingValue = "hibernate")
 public class HibernateCacheConfiguration {
 
-    static final List<Class<?>> ENTITIES = List.of(CouponEntity.class, CouponAttributeEntity.class, PlaceEntity.class);
+    static final List<Class<?>> ENTITIES = List.of(CouponEntity.class, PlaceEntity.class);
 
     @Bean(destroyMethod = "close")
     SessionFactory couponSessionFactory(DataSource dataSource, Environment environment, MeterRegistry meters) {
@@ -47,14 +47,12 @@ public class HibernateCacheConfiguration {
         settings.put("cdc.invalidation.client-id", environment.getProperty("cdc.invalidation.client-id",
                 "coupon-hibernate"));
         settings.put("cdc.invalidation.hibernate.database", environment.getProperty("coupon.database", "coupon_db"));
-        // The seed's bounds: ~100,000 coupons and their attribute lists, every place.
+        // The seed's bounds: ~100,000 coupons and their attribute lists, every place and place list.
         settings.put("cdc.invalidation.hibernate.spec", "maximumSize=10000");
         settings.put("cdc.invalidation.hibernate.regions." + CouponEntity.class.getName() + ".spec",
                 "maximumSize=100000");
         settings.put("cdc.invalidation.hibernate.regions." + CouponEntity.class.getName() + ".attributes.spec",
                 "maximumSize=100000");
-        settings.put("cdc.invalidation.hibernate.regions." + CouponAttributeEntity.class.getName() + ".spec",
-                "maximumSize=500000");
         settings.put("cdc.invalidation.hibernate.meter-registry", meters);
         StandardServiceRegistry registry = new StandardServiceRegistryBuilder().applySettings(settings).build();
         try {

@@ -15,7 +15,7 @@ import org.hibernate.SessionFactory;
  * regions and NONSTRICT_READ_WRITE, except that the regions are the invalidation client's caches, evicted by the
  * change stream ({@code CdcRegionFactory}), so no code here evicts anything:
  * <ul>
- *   <li>coupons by id (entity region), their attributes (collection region, evicted by
+ *   <li>coupons by id (entity region), their attributes (element-collection region, evicted by
  *       {@code coupon_attribute.coupon_id}), coupons by code (natural-id region);</li>
  *   <li>a place's coupons (collection region keyed by place, evicted by {@code coupon.place_id}, old and new);</li>
  *   <li>places by id (entity region).</li>

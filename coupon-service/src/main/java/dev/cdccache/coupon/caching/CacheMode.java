@@ -7,5 +7,10 @@ public enum CacheMode {
     /** In-process Caffeine caches kept consistent by CDC invalidation (this platform). */
     LOCAL,
     /** A shared remote cache in Redis with TTL expiry: the usual approach, stale up to the TTL. */
-    REDIS
+    REDIS,
+    /**
+     * JPA entities in Hibernate's second-level cache (seed 000's own setup), whose regions are the invalidation
+     * client's caches, kept consistent by the change stream ({@code invalidation-client-hibernate}).
+     */
+    HIBERNATE
 }

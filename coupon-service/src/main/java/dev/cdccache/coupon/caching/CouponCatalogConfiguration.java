@@ -1,7 +1,9 @@
 package dev.cdccache.coupon.caching;
 
 import dev.cdccache.client.spring.CdcCacheManager;
+import dev.cdccache.coupon.caching.hibernate.HibernateCouponCatalog;
 import dev.cdccache.coupon.catalog.CouponCatalog;
+import org.hibernate.SessionFactory;
 import dev.cdccache.coupon.catalog.CouponMetadataRepository;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -21,7 +23,7 @@ public class CouponCatalogConfiguration {
     @Bean
     CouponCatalog couponCatalog(CouponCacheProperties properties, CouponMetadataRepository repository,
             ObjectProvider<StringRedisTemplate> redis, ObjectProvider<CdcCacheManager> localCaches, JsonMapper json,
-            MeterRegistry meters) {
+            MeterRegistry meters, ObjectProvider<SessionFactory> hibernate) {
         return switch (properties.mode()) {
             case NONE -> new DatabaseCouponCatalog(repository);
             case REDIS -> new RedisCouponCatalog(repository, redis.getObject(), json, properties.redis(), meters);
@@ -29,6 +31,7 @@ public class CouponCatalogConfiguration {
                 throw new IllegalStateException("coupon.cache.mode=local needs the invalidation client:"
                         + " remove cdc.invalidation.enabled=false or choose coupon.cache.mode none or redis");
             }));
+            case HIBERNATE -> new HibernateCouponCatalog(hibernate.getObject());
         };
     }
 

@@ -3,26 +3,20 @@ package dev.cdccache.coupon.caching;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.cdccache.coupon.generator.CouponDataGenerator;
 import dev.cdccache.coupon.generator.GenerationPlan;
 import dev.cdccache.coupon.testing.ApiClient;
 import dev.cdccache.coupon.testing.ApiClient.Response;
+import dev.cdccache.coupon.testing.CdcTwoInstances;
 import dev.cdccache.coupon.testing.ServiceInstance;
 import dev.cdccache.coupon.testing.TestData;
-import dev.cdccache.coupon.testing.TestDatabases;
 import dev.cdccache.infra.LocalStack;
-import dev.cdccache.infra.connector.ConnectorProcess;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -34,71 +28,30 @@ import tools.jackson.databind.JsonNode;
 class CdcInvalidationIT {
 
     private static final LocalStack STACK = LocalStack.shared();
-    private static final Duration INVALIDATION_TIMEOUT = Duration.ofSeconds(30);
-    private String database;
-    private ConnectorProcess connector;
+    private CdcTwoInstances platform;
     private ServiceInstance first;
     private ServiceInstance second;
 
     @BeforeAll
     void start() throws Exception {
-        database = TestDatabases.create(STACK, "coupon_cdc");
-        DriverManagerDataSource admin = new DriverManagerDataSource(STACK.mariaDb().jdbcUrl(database),
-                STACK.mariaDb().adminUser(), STACK.mariaDb().adminPassword());
-        // Schema and data before the connector starts: the stream then carries only the tests' changes.
-        Flyway.configure().dataSource(admin).load().migrate();
-        new CouponDataGenerator(admin).generate(GenerationPlan.SMALL, false, TestData.today());
-
-        String prefix = "couponit";
-        connector = ConnectorProcess.builder(Path.of(System.getProperty("coupon.connector-jar",
-                        "target/cdc-connector-exec.jar")), STACK)
-                .name("coupon-cdc-it")
-                .topicPrefix(prefix)
-                .tables(List.of(database + ".place", database + ".coupon", database + ".coupon_attribute"))
-                .build()
-                .start();
-
-        Map<String, String> settings = ServiceInstance.databaseSettings(STACK, database);
-        settings.put("coupon.cache.mode", "local");
-        settings.put("coupon.database", database);
-        settings.put("cdc.invalidation.bootstrap-servers", STACK.kafka().bootstrapServers());
-        settings.put("cdc.invalidation.topic-prefix", prefix);
-        // Generous on a loaded 2-core machine: these tests are about eviction, not the staleness bound.
-        settings.put("cdc.invalidation.max-staleness", "30s");
-        settings.put("cdc.invalidation.client-id", "coupon-a");
-        first = ServiceInstance.start(settings);
-        settings.put("cdc.invalidation.client-id", "coupon-b");
-        second = ServiceInstance.start(settings);
-        for (ServiceInstance instance : List.of(first, second)) {
-            await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-                    assertThat(instance.api().get("/actuator/health/cdcInvalidation").json().path("status").asString())
-                            .isEqualTo("UP"));
-        }
+        platform = CdcTwoInstances.start(STACK, "cdc", "local");
+        first = platform.first();
+        second = platform.second();
     }
 
     @AfterAll
     void stop() {
-        for (AutoCloseable part : new AutoCloseable[] {first, second, connector}) {
-            if (part != null) {
-                try {
-                    part.close();
-                } catch (Exception e) {
-                    // keep closing the others
-                }
-            }
+        if (platform != null) {
+            platform.close();
         }
     }
 
     private void sql(String... statements) {
-        TestDatabases.sql(STACK, database, statements);
+        platform.sql(statements);
     }
 
-    /** Waits until both instances answer {@code path} as {@code expectation} demands. */
     private void awaitOnBoth(String path, Consumer<Response> expectation) {
-        for (ServiceInstance instance : List.of(first, second)) {
-            await().atMost(INVALIDATION_TIMEOUT).pollInterval(Duration.ofMillis(50))
-                    .untilAsserted(() -> expectation.accept(instance.api().get(path)));
-        }
+        platform.awaitOnBoth(path, expectation);
     }
 
     private void getOnBoth(String path, int expectedStatus) {
@@ -148,7 +101,7 @@ class CdcInvalidationIT {
         assertThat(first.api().get("/coupons/900001").status()).isEqualTo(404);
         assertThat(first.statements() - before).as("the absence is cached").isZero();
 
-        new TestData(STACK, database).coupon(900001, "LATE-900001", 3, 10);
+        new TestData(STACK, platform.database()).coupon(900001, "LATE-900001", 3, 10);
         awaitOnBoth("/coupons/900001", r -> {
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.json().path("attributes")).hasSize(2);

@@ -26,7 +26,7 @@ import java.util.TreeMap;
  */
 public final class BenchmarkReport {
 
-    static final List<String> MODES = List.of("none", "redis", "local");
+    static final List<String> MODES = List.of("none", "redis", "local", "hibernate");
     static final List<String> COMPOSITIONS = List.of("batched", "per-item", "per-item-uncached");
     private static final String NOT_MEASURED = "not measured";
 
@@ -104,13 +104,15 @@ public final class BenchmarkReport {
     // ---------------------------------------------------------------- coupon read mix
 
     private void couponModes() throws IOException {
-        line("### Coupon read mix: cache mode `none` vs `redis` vs `local`");
+        line("### Coupon read mix: cache mode `none` vs `redis` vs `local` vs `hibernate`");
         line("");
         line("Seed 000's traffic mix (44% single coupon reads, 30% place coupon-progress lists, 21% bulk lookups"
                 + " of 50-400 ids, 5% by-code, available-coupon and issue requests), spread over two coupon-service"
                 + " instances, same data, one mode after the other in this run. `none` reads MariaDB every time,"
                 + " `redis` is a shared Redis cache with a 60 s TTL, `local` is this platform (Caffeine + CDC"
-                + " invalidation). Each mode restarts both instances and gets a discarded warm-up pass at the"
+                + " invalidation), `hibernate` is seed 000's own setup, JPA entities in Hibernate's second-level"
+                + " cache (NONSTRICT_READ_WRITE, multi-load for bulk lookups), on this platform's region factory"
+                + " (invalidation-client-hibernate). Each mode restarts both instances and gets a discarded warm-up pass at the"
                 + " same-load rate before anything is measured; then the staircase, then the same-load run.");
         line("");
         Map<String, ResultFile> constant = new LinkedHashMap<>();

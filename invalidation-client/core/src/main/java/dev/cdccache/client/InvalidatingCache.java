@@ -73,6 +73,23 @@ public interface InvalidatingCache<K, V> {
     LoadStamp<K> beginLoad(K key);
 
     /**
+     * Starts a load whose database read began after {@code sequence} was drawn from
+     * {@link dev.cdccache.client.cache.InvalidationSequence#next()}, possibly long before this call and before the
+     * key was known (e.g. an ORM session draws one value when it begins and then reads rows of many keys). The
+     * stamp is the one {@link #beginLoad} would have returned at that point: {@link #putLoaded} with it stores
+     * the value only if no invalidation of the key or of the cache was applied since {@code sequence} was drawn.
+     * The load's start time (for the staleness bound) is the time {@code sequence} was drawn.
+     */
+    LoadStamp<K> beginLoadAsOf(K key, long sequence);
+
+    /**
+     * The {@link dev.cdccache.client.cache.InvalidationSequence} value current when this cache last applied an
+     * invalidation (of a key, of every entry, or when the client became ready); 0 if none yet. A value read from
+     * the database after drawing {@code s} can only be older than an applied change if this is {@code >= s}.
+     */
+    long lastInvalidationSequence();
+
+    /**
      * Stores {@code value} (possibly {@code null} = absent) read after {@code stamp} was taken, unless an
      * invalidation of the key was applied since.
      *

@@ -56,6 +56,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     private final StatsCounter stats = new ConcurrentStatsCounter();
     private final ConcurrentMap<K, CompletableFuture<V>> inFlight = new ConcurrentHashMap<>();
     private final InvalidationGenerations generations = new InvalidationGenerations();
+    /** {@link InvalidationSequence} values recorded by invalidations, for {@link #beginLoadAsOf}. */
+    private final InvalidationSequenceMarks sequenceMarks = new InvalidationSequenceMarks();
     private final StalenessGuard guard;
     private final boolean cacheNulls;
     private final long refreshAfterMillis;
@@ -316,6 +318,20 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     }
 
     @Override
+    public LoadStamp<K> beginLoadAsOf(K key, long sequence) {
+        Objects.requireNonNull(key, "key");
+        // Generations first, marks second: an invalidation records its mark before it bumps the generation, so
+        // one that the marks do not show yet is seen by putLoaded's generation check (see InvalidationSequence).
+        LoadStamp<K> now = generations.stamp(key, Math.min(guard.now(), InvalidationSequence.epochMillis(sequence)));
+        return sequenceMarks.unchangedSince(now.stripe(), sequence) ? now : now.notCacheable();
+    }
+
+    @Override
+    public long lastInvalidationSequence() {
+        return sequenceMarks.latest();
+    }
+
+    @Override
     public boolean putLoaded(LoadStamp<K> stamp, V value) {
         return store(stamp.key(), value, stamp.stripe(), stamp.keyGeneration(), stamp.cacheGeneration(),
                 stamp.startedAtMillis());
@@ -328,7 +344,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
 
     @Override
     public void invalidate(K key) {
-        // Generation first, then removal: see the class comment.
+        // Sequence mark, generation, then removal: see the class comment and InvalidationSequence.
+        sequenceMarks.markKey(InvalidationGenerations.stripe(key));
         generations.invalidateKey(key);
         inFlight.remove(key);
         cache.invalidate(key);
@@ -336,6 +353,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
 
     @Override
     public void invalidateAll() {
+        sequenceMarks.markAll();
         generations.invalidateAll();
         inFlight.clear();
         cache.invalidateAll();
@@ -343,6 +361,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
 
     /** Starts caching; called when the client is ready. Loads stamped before are not cached. */
     public void startAccepting() {
+        sequenceMarks.markAll();
         generations.startAccepting();
         cache.invalidateAll();
     }

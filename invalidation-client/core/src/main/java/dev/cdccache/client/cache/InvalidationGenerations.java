@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  */
 final class InvalidationGenerations {
 
-    private static final int STRIPES = 4096;
+    static final int STRIPES = 4096;
 
     private final AtomicLongArray keyGenerations = new AtomicLongArray(STRIPES);
     private final AtomicLong cacheGeneration = new AtomicLong();

@@ -35,6 +35,11 @@ public final class LoadStamp<K> {
         return startedAtMillis;
     }
 
+    /** This stamp, made one whose load is never cached. */
+    LoadStamp<K> notCacheable() {
+        return new LoadStamp<>(key, stripe, keyGeneration, NOT_CACHEABLE, startedAtMillis);
+    }
+
     int stripe() {
         return stripe;
     }

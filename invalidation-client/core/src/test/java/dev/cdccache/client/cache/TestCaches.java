@@ -18,6 +18,14 @@ final class TestCaches {
         return ready(0, ForkJoinPool.commonPool(), new AtomicLong(System.currentTimeMillis()));
     }
 
+    /** A cache of a client that is not ready yet: nothing is cached until {@code startAccepting()}. */
+    static CaffeineInvalidatingCache<Long, String> notReady() {
+        StalenessGuard guard = new StalenessGuard(System::currentTimeMillis, Duration.ofSeconds(5),
+                StalenessPolicy.SERVE_STALE, true);
+        return new CaffeineInvalidatingCache<>("test", Caffeine.newBuilder().maximumSize(100_000), guard, true, 0,
+                ForkJoinPool.commonPool(), CaffeineInvalidatingCache.LoadListener.NONE);
+    }
+
     static CaffeineInvalidatingCache<Long, String> ready(long refreshAfterMillis, Executor refreshExecutor,
             AtomicLong clock) {
         StalenessGuard guard = new StalenessGuard(clock::get, Duration.ofSeconds(5), StalenessPolicy.SERVE_STALE, true);

@@ -1,0 +1,99 @@
+package dev.cdccache.coupon.caching.hibernate;
+
+import dev.cdccache.coupon.catalog.Coupon;
+import dev.cdccache.coupon.catalog.CouponAttribute;
+import dev.cdccache.coupon.catalog.CouponStatus;
+import dev.cdccache.coupon.catalog.DiscountType;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.Id;
+import jakarta.persistence.JoinColumn;
+import jakarta.persistence.CollectionTable;
+import jakarta.persistence.ElementCollection;
+import jakarta.persistence.Table;
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import org.hibernate.annotations.BatchSize;
+import org.hibernate.annotations.Cache;
+import org.hibernate.annotations.CacheConcurrencyStrategy;
+import org.hibernate.annotations.NaturalId;
+import org.hibernate.annotations.NaturalIdCache;
+import org.hibernate.annotations.SQLOrder;
+
+/**
+ * The {@code coupon} row, cached in Hibernate's second-level cache (the seed team's NONSTRICT_READ_WRITE), with
+ * its attributes as a cached element collection. The service writes with SQL only; in this mode Hibernate only reads.
+ */
+@Entity
+@Table(name = "coupon")
+@Cache(usage = CacheConcurrencyStrategy.NONSTRICT_READ_WRITE)
+@NaturalIdCache
+public class CouponEntity {
+
+    @Id
+    private Long id;
+
+    @NaturalId(mutable = true)
+    private String code;
+
+    @Column(name = "place_id", insertable = false, updatable = false)
+    private long placeId;
+
+    private String name;
+
+    @Enumerated(EnumType.STRING)
+    @Column(name = "discount_type")
+    private DiscountType discountType;
+
+    @Column(name = "discount_value")
+    private BigDecimal discountValue;
+
+    @Column(name = "minimum_price")
+    private BigDecimal minimumPrice;
+
+    @Column(name = "valid_from")
+    private LocalDate validFrom;
+
+    @Column(name = "valid_until")
+    private LocalDate validUntil;
+
+    @Enumerated(EnumType.STRING)
+    private CouponStatus status;
+
+    @Column(name = "issue_limit")
+    private int issueLimit;
+
+    @Column(name = "updated_at")
+    private LocalDateTime updatedAt;
+
+    /**
+     * The attribute rows in insertion order, like every other mode; loaded for many coupons at once (one IN
+     * query) when several are missing from the cache.
+     */
+    @ElementCollection
+    @CollectionTable(name = "coupon_attribute", joinColumns = @JoinColumn(name = "coupon_id"))
+    @SQLOrder("id")
+    @BatchSize(size = 500)
+    @Cache(usage = CacheConcurrencyStrategy.NONSTRICT_READ_WRITE)
+    private List<CouponAttributeValue> attributes = new ArrayList<>();
+
+    protected CouponEntity() {
+    }
+
+    public long getPlaceId() {
+        return placeId;
+    }
+
+    /** The catalog's immutable view (reads the attributes: from the collection cache or one batched query). */
+    public Coupon toCoupon() {
+        List<CouponAttribute> attributeValues = attributes.stream()
+                .map(a -> new CouponAttribute(a.getKey(), a.getValue())).toList();
+        return new Coupon(id, code, placeId, name, discountType, discountValue, minimumPrice, validFrom, validUntil,
+                status, issueLimit, updatedAt, attributeValues);
+    }
+}

@@ -1,0 +1,127 @@
+package dev.cdccache.coupon.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cdccache.coupon.generator.CouponDataGenerator;
+import dev.cdccache.coupon.generator.GenerationPlan;
+import dev.cdccache.coupon.testing.ApiClient.Response;
+import dev.cdccache.infra.LocalStack;
+import dev.cdccache.infra.connector.ConnectorProcess;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.flywaydb.core.Flyway;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+/**
+ * The platform for the change-stream tests of a cache mode: a fresh database with the small data set, the real
+ * connector capturing its place, coupon and coupon_attribute tables, and two service instances in that mode,
+ * both reporting the invalidation client UP.
+ */
+public final class CdcTwoInstances implements AutoCloseable {
+
+    private static final Duration INVALIDATION_TIMEOUT = Duration.ofSeconds(30);
+
+    private final LocalStack stack;
+    private final String database;
+    private ConnectorProcess connector;
+    private ServiceInstance first;
+    private ServiceInstance second;
+
+    private CdcTwoInstances(LocalStack stack, String database) {
+        this.stack = stack;
+        this.database = database;
+    }
+
+    /**
+     * @param name names the database, the topic prefix, the connector and the client ids
+     */
+    public static CdcTwoInstances start(LocalStack stack, String name, String mode) throws Exception {
+        CdcTwoInstances platform = new CdcTwoInstances(stack, TestDatabases.create(stack, "coupon_" + name));
+        try {
+            platform.startAll(name, mode);
+            return platform;
+        } catch (Exception e) {
+            platform.close();
+            throw e;
+        }
+    }
+
+    private void startAll(String name, String mode) throws Exception {
+        DriverManagerDataSource admin = new DriverManagerDataSource(stack.mariaDb().jdbcUrl(database),
+                stack.mariaDb().adminUser(), stack.mariaDb().adminPassword());
+        // Schema and data before the connector starts: the stream then carries only the tests' changes.
+        Flyway.configure().dataSource(admin).load().migrate();
+        new CouponDataGenerator(admin).generate(GenerationPlan.SMALL, false, TestData.today());
+
+        String prefix = "coupon" + name;
+        connector = ConnectorProcess.builder(Path.of(System.getProperty("coupon.connector-jar",
+                        "target/cdc-connector-exec.jar")), stack)
+                .name("coupon-" + name + "-it")
+                .topicPrefix(prefix)
+                .tables(List.of(database + ".place", database + ".coupon", database + ".coupon_attribute"))
+                .build()
+                .start();
+
+        Map<String, String> settings = ServiceInstance.databaseSettings(stack, database);
+        settings.put("coupon.cache.mode", mode);
+        settings.put("coupon.database", database);
+        settings.put("cdc.invalidation.bootstrap-servers", stack.kafka().bootstrapServers());
+        settings.put("cdc.invalidation.topic-prefix", prefix);
+        // Generous on a loaded 2-core machine: these tests are about eviction, not the staleness bound.
+        settings.put("cdc.invalidation.max-staleness", "30s");
+        settings.put("cdc.invalidation.client-id", "coupon-" + name + "-a");
+        first = ServiceInstance.start(settings);
+        settings.put("cdc.invalidation.client-id", "coupon-" + name + "-b");
+        second = ServiceInstance.start(settings);
+        for (ServiceInstance instance : both()) {
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+                    assertThat(instance.api().get("/actuator/health/cdcInvalidation").json().path("status").asString())
+                            .isEqualTo("UP"));
+        }
+    }
+
+    public String database() {
+        return database;
+    }
+
+    public ServiceInstance first() {
+        return first;
+    }
+
+    public ServiceInstance second() {
+        return second;
+    }
+
+    public List<ServiceInstance> both() {
+        return List.of(first, second);
+    }
+
+    public void sql(String... statements) {
+        TestDatabases.sql(stack, database, statements);
+    }
+
+    /** Waits until both instances answer {@code path} as {@code expectation} demands. */
+    public void awaitOnBoth(String path, Consumer<Response> expectation) {
+        for (ServiceInstance instance : both()) {
+            await().atMost(INVALIDATION_TIMEOUT).pollInterval(Duration.ofMillis(50))
+                    .untilAsserted(() -> expectation.accept(instance.api().get(path)));
+        }
+    }
+
+    @Override
+    public void close() {
+        for (AutoCloseable part : new AutoCloseable[] {first, second, connector}) {
+            if (part != null) {
+                try {
+                    part.close();
+                } catch (Exception e) {
+                    // keep closing the others
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package dev.cdccache.client.hibernate;
+
+import dev.cdccache.client.InvalidConfigurationException;
+import dev.cdccache.client.InvalidationClientConfig;
+import dev.cdccache.client.StalenessCheck;
+import dev.cdccache.client.StalenessPolicy;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The region factory's settings, read from Hibernate's configuration values (in Spring Boot:
+ * {@code spring.jpa.properties.*}). The client's own settings keep the names of the Spring starter's
+ * {@code cdc.invalidation.*}; the Hibernate-specific ones live under {@code cdc.invalidation.hibernate.*}.
+ */
+final class HibernateCacheSettings {
+
+    static final String PREFIX = "cdc.invalidation.";
+    static final String BOOTSTRAP_SERVERS = PREFIX + "bootstrap-servers";
+    static final String TOPIC_PREFIX = PREFIX + "topic-prefix";
+    static final String MAX_STALENESS = PREFIX + "max-staleness";
+    static final String ON_STALENESS = PREFIX + "on-staleness";
+    static final String STALENESS_CHECK = PREFIX + "staleness-check";
+    static final String HEARTBEAT_REQUIRED = PREFIX + "heartbeat.required";
+    static final String CLIENT_ID = PREFIX + "client-id";
+    static final String AWAIT_READY = PREFIX + "await-ready";
+    static final String KAFKA_PROPERTIES = PREFIX + "kafka.properties.";
+    static final String DATABASE = PREFIX + "hibernate.database";
+    static final String SPEC = PREFIX + "hibernate.spec";
+    static final String REGION_SPEC_PREFIX = PREFIX + "hibernate.regions.";
+    static final String QUERY_RESULTS_SPEC = PREFIX + "hibernate.query-results.spec";
+    static final String METER_REGISTRY = PREFIX + "hibernate.meter-registry";
+    static final String CONFIG_CUSTOMIZER = PREFIX + "hibernate.config-customizer";
+
+    static final String DEFAULT_SPEC = "maximumSize=10000";
+
+    final String bootstrapServers;
+    final String topicPrefix;
+    final Duration maxStaleness;
+    final StalenessPolicy onStaleness;
+    final StalenessCheck stalenessCheck;
+    final boolean heartbeatRequired;
+    final String clientId;
+    final Duration awaitReady;
+    final Map<String, Object> kafkaProperties = new LinkedHashMap<>();
+    final String database;
+    final String spec;
+    final Map<String, String> regionSpecs = new LinkedHashMap<>();
+    final String queryResultsSpec;
+    final MeterRegistry meterRegistry;
+    final Consumer<InvalidationClientConfig.Builder> customizer;
+
+    @SuppressWarnings("unchecked")
+    HibernateCacheSettings(Map<String, Object> values) {
+        this.bootstrapServers = string(values, BOOTSTRAP_SERVERS, null);
+        if (bootstrapServers == null || bootstrapServers.isBlank()) {
+            throw new InvalidConfigurationException(BOOTSTRAP_SERVERS,
+                    "is required by the CDC second-level cache (Kafka bootstrap servers, host:port[,host:port])");
+        }
+        this.topicPrefix = string(values, TOPIC_PREFIX, "cdc");
+        this.maxStaleness = duration(values, MAX_STALENESS, InvalidationClientConfig.DEFAULT_MAX_STALENESS);
+        this.onStaleness = enumValue(values, ON_STALENESS, StalenessPolicy.class, StalenessPolicy.BYPASS_CACHE);
+        this.stalenessCheck = enumValue(values, STALENESS_CHECK, StalenessCheck.class, StalenessCheck.EVERY_HIT);
+        this.heartbeatRequired = Boolean.parseBoolean(string(values, HEARTBEAT_REQUIRED, "true"));
+        this.clientId = string(values, CLIENT_ID, "cdc-hibernate");
+        this.awaitReady = duration(values, AWAIT_READY, Duration.ofSeconds(10));
+        this.database = string(values, DATABASE, null);
+        this.spec = string(values, SPEC, DEFAULT_SPEC);
+        this.queryResultsSpec = string(values, QUERY_RESULTS_SPEC, DEFAULT_SPEC);
+        values.forEach((key, value) -> {
+            if (key.startsWith(KAFKA_PROPERTIES) && value != null) {
+                kafkaProperties.put(key.substring(KAFKA_PROPERTIES.length()), value);
+            }
+            if (key.startsWith(REGION_SPEC_PREFIX) && key.endsWith(".spec") && value != null) {
+                regionSpecs.put(key.substring(REGION_SPEC_PREFIX.length(), key.length() - ".spec".length()),
+                        value.toString());
+            }
+        });
+        Object registry = values.get(METER_REGISTRY);
+        if (registry != null && !(registry instanceof MeterRegistry)) {
+            throw new InvalidConfigurationException(METER_REGISTRY, "must be a Micrometer MeterRegistry object, was "
+                    + registry.getClass().getName());
+        }
+        this.meterRegistry = (MeterRegistry) registry;
+        Object customizer = values.get(CONFIG_CUSTOMIZER);
+        if (customizer != null && !(customizer instanceof Consumer)) {
+            throw new InvalidConfigurationException(CONFIG_CUSTOMIZER,
+                    "must be a Consumer<InvalidationClientConfig.Builder> object, was " + customizer.getClass().getName());
+        }
+        this.customizer = customizer == null ? builder -> { } : (Consumer<InvalidationClientConfig.Builder>) customizer;
+    }
+
+    /** The Caffeine specification of a role's cache in region {@code regionName}. */
+    String specOf(String regionName) {
+        return regionSpecs.getOrDefault(regionName, spec);
+    }
+
+    /** The client configuration shared by every role; the caches are added by the caller. */
+    InvalidationClientConfig.Builder clientConfig() {
+        InvalidationClientConfig.Builder builder = InvalidationClientConfig.builder()
+                .bootstrapServers(bootstrapServers)
+                .topicPrefix(topicPrefix)
+                .maxStaleness(maxStaleness)
+                .stalenessPolicy(onStaleness)
+                .stalenessCheck(stalenessCheck)
+                .heartbeatRequired(heartbeatRequired)
+                .clientId(clientId)
+                .kafkaProperties(kafkaProperties)
+                .meterRegistry(meterRegistry);
+        return builder;
+    }
+
+    private static String string(Map<String, Object> values, String key, String fallback) {
+        Object value = values.get(key);
+        return value == null ? fallback : value.toString().strip();
+    }
+
+    private static Duration duration(Map<String, Object> values, String key, Duration fallback) {
+        Object value = values.get(key);
+        if (value == null) {
+            return fallback;
+        }
+        if (value instanceof Duration d) {
+            return d;
+        }
+        String text = value.toString().strip().toLowerCase(Locale.ROOT);
+        try {
+            if (text.startsWith("p")) {
+                return Duration.parse(text.toUpperCase(Locale.ROOT));
+            }
+            if (text.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(text.substring(0, text.length() - 2)));
+            }
+            long amount = Long.parseLong(text.substring(0, text.length() - 1));
+            return switch (text.charAt(text.length() - 1)) {
+                case 's' -> Duration.ofSeconds(amount);
+                case 'm' -> Duration.ofMinutes(amount);
+                case 'h' -> Duration.ofHours(amount);
+                default -> throw new NumberFormatException();
+            };
+        } catch (RuntimeException e) {
+            throw new InvalidConfigurationException(key, "must be a duration such as 500ms, 5s or PT5S, was '"
+                    + value + "'");
+        }
+    }
+
+    private static <E extends Enum<E>> E enumValue(Map<String, Object> values, String key, Class<E> type,
+            E fallback) {
+        Object value = values.get(key);
+        if (value == null) {
+            return fallback;
+        }
+        if (type.isInstance(value)) {
+            return type.cast(value);
+        }
+        String name = value.toString().strip().replace('-', '_').toUpperCase(Locale.ROOT);
+        try {
+            return Enum.valueOf(type, name);
+        } catch (IllegalArgumentException e) {
+            StringBuilder allowed = new StringBuilder();
+            for (E constant : type.getEnumConstants()) {
+                allowed.append(allowed.length() == 0 ? "" : ", ")
+                        .append(constant.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+            }
+            throw new InvalidConfigurationException(key, "must be one of " + allowed + ", was '" + value + "'");
+        }
+    }
+}

@@ -41,6 +41,7 @@ class ChangeEventsIT {
     private static final String ITEM_TOPIC = PREFIX + "." + DB + ".item";
     private static final String LOG_TOPIC = PREFIX + "." + DB + ".audit_log";
     private static final String EVOLVING_TOPIC = PREFIX + "." + DB + ".evolving";
+    private static final String DOCUMENT_TOPIC = PREFIX + "." + DB + ".document";
     private static final String HEARTBEAT_TOPIC = PREFIX + ".cdc_meta.heartbeat";
     private static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -57,11 +58,12 @@ class ChangeEventsIT {
         db.execute(DB,
                 "CREATE TABLE item (id BIGINT PRIMARY KEY, name VARCHAR(64) NOT NULL, price DECIMAL(10,2), version INT NOT NULL)",
                 "CREATE TABLE audit_log (id BIGINT PRIMARY KEY, message VARCHAR(64))",
-                "CREATE TABLE evolving (id BIGINT PRIMARY KEY, name VARCHAR(64))");
+                "CREATE TABLE evolving (id BIGINT PRIMARY KEY, name VARCHAR(64))",
+                "CREATE TABLE document (id BIGINT PRIMARY KEY, title VARCHAR(64) NOT NULL, body LONGTEXT)");
         connector = InProcessConnector.start(InProcessConnector.settings(stack, "events-it", PREFIX,
-                List.of(DB + ".item", DB + ".audit_log", DB + ".evolving")));
+                List.of(DB + ".item", DB + ".audit_log", DB + ".evolving", DB + ".document")));
         recorder = new ChangeTopicRecorder(stack.kafka().bootstrapServers(),
-                List.of(ITEM_TOPIC, LOG_TOPIC, EVOLVING_TOPIC, HEARTBEAT_TOPIC));
+                List.of(ITEM_TOPIC, LOG_TOPIC, EVOLVING_TOPIC, DOCUMENT_TOPIC, HEARTBEAT_TOPIC));
     }
 
     @AfterAll
@@ -196,12 +198,65 @@ class ChangeEventsIT {
     }
 
     @Test
-    void heartbeatRowIsCapturedWithItsWriteTimeInMicroseconds() {
+    void heartbeatRowIsTheConnectorsOwnWithWriteTimeEpochAndCoveredTables() {
         long before = System.currentTimeMillis() * 1000;
         Change heartbeat = recorder.await(HEARTBEAT_TOPIC,
                 c -> c.value() != null && c.value().path("after").path("ts").asLong() >= before - 2_000_000, 1, WAIT).get(0);
-        assertThat(heartbeat.key()).isEqualTo("{\"id\":1}");
-        assertThat(heartbeat.value().path("after").path("ts").asLong()).isLessThan((System.currentTimeMillis() + 5_000) * 1000);
+        // CONTRACT.md, "Heartbeat table": one row per connector, id = the connector's name
+        assertThat(heartbeat.key()).isEqualTo("{\"id\":\"events-it\"}");
+        JsonNode after = heartbeat.value().path("after");
+        assertThat(after.path("id").asString()).isEqualTo("events-it");
+        assertThat(after.path("ts").asLong()).isLessThan((System.currentTimeMillis() + 5_000) * 1000);
+        assertThat(after.path("epoch").asString()).isNotBlank();
+        assertThat(after.path("tables").asString()).isEqualTo("events_db.item,events_db.audit_log,events_db.evolving,events_db.document");
+        assertThat(heartbeat.headers()).containsEntry("cdc-connector", "events-it");
+    }
+
+    @Test
+    void everyRecordCarriesTheConnectorHeaderChangeEventsTombstonesAndHeartbeats() {
+        db.execute(DB, "INSERT INTO item (id, name, price, version) VALUES (40, 'tagged', 1, 1)",
+                "DELETE FROM item WHERE id = 40");
+
+        List<Change> changes = recorder.await(ITEM_TOPIC, c -> key(c, 40), 3, WAIT);
+        assertThat(changes).extracting(Change::op).containsExactly("c", "d", null);
+        assertThat(changes).allSatisfy(c -> assertThat(c.headers()).containsEntry("cdc-connector", "events-it"));
+        recorder.await(HEARTBEAT_TOPIC, c -> c.value() != null, 1, WAIT);
+        assertThat(recorder.changes(HEARTBEAT_TOPIC)).allSatisfy(c -> assertThat(c.headers()).containsEntry("cdc-connector", "events-it"));
+    }
+
+    @Test
+    void oversizedRowIsPublishedReducedToItsKeyColumnsCountedAndTheConnectorGoesOn() throws Exception {
+        // 2 MB of text: over the producer's default max.request.size (1 MiB), which used to stop the engine on
+        // every restart at the same event (a crash loop)
+        String body = "x".repeat(2 * 1024 * 1024);
+        try (Connection connection = db.adminConnection(DB);
+                java.sql.PreparedStatement insert = connection.prepareStatement("INSERT INTO document VALUES (1, 'big', ?)")) {
+            insert.setString(1, body);
+            insert.executeUpdate();
+        }
+        db.execute(DB, "UPDATE document SET title = 'bigger' WHERE id = 1",
+                "INSERT INTO document VALUES (2, 'small', 'fits')");
+
+        List<Change> big = recorder.await(DOCUMENT_TOPIC, c -> key(c, 1), 2, WAIT);
+        Change insert = big.get(0);
+        assertThat(insert.op()).isEqualTo("c");
+        assertThat(insert.key()).isEqualTo("{\"id\":1}");
+        assertThat(insert.value().path("after").properties()).extracting(java.util.Map.Entry::getKey).containsExactly("id");
+        assertThat(insert.value().path("truncated_columns").toString()).isEqualTo("[\"title\",\"body\"]");
+        assertThat(insert.value().path("source").path("table").asString()).isEqualTo("document");
+        Change update = big.get(1);
+        assertThat(update.op()).isEqualTo("u");
+        assertThat(update.value().path("before").path("id").asLong()).isEqualTo(1);
+        assertThat(update.value().path("before").has("body")).isFalse();
+        assertThat(update.value().path("after").has("title")).isFalse();
+        assertThat(update.headers()).containsEntry("cdc-connector", "events-it");
+
+        Change small = recorder.await(DOCUMENT_TOPIC, c -> key(c, 2), 1, WAIT).get(0);
+        assertThat(small.value().path("after").path("body").asString()).isEqualTo("fits");
+        assertThat(small.value().has("truncated_columns")).isFalse();
+        assertThat(connector.engine().state()).isEqualTo(dev.cdccache.connector.engine.EngineState.STREAMING);
+        assertThat(connector.context().getBean(io.micrometer.core.instrument.MeterRegistry.class)
+                .get("cdc.connector.events.oversized").tag("table", DB + ".document").counter().count()).isEqualTo(2);
     }
 
     @Test

@@ -76,6 +76,22 @@ class StartupErrorsIT {
     }
 
     @Test
+    void heartbeatTableOfTheFormerShapeFailsWithTheMigration(LocalStack stack) {
+        Map<String, String> settings = settings(stack, "legacy-heartbeat");
+        stack.mariaDb().createDatabase("legacy_meta");
+        stack.mariaDb().execute("legacy_meta",
+                "CREATE TABLE IF NOT EXISTS heartbeat (id TINYINT NOT NULL PRIMARY KEY, ts DATETIME(6) NOT NULL)",
+                "GRANT INSERT, UPDATE ON legacy_meta.heartbeat TO '" + stack.mariaDb().connectorUser() + "'@'%'");
+        settings.put("cdc.connector.heartbeat.table", "legacy_meta.heartbeat");
+
+        StartupCheckException failure = startupFailure(settings);
+        assertThat(failure.getMessage()).contains("heartbeat table legacy_meta.heartbeat").contains("former shape")
+                .contains("one row per connector");
+        assertThat(failure.fix()).contains("ALTER TABLE legacy_meta.heartbeat MODIFY id VARCHAR(190)")
+                .contains("CREATE TABLE legacy_meta.heartbeat (id VARCHAR(190) NOT NULL PRIMARY KEY");
+    }
+
+    @Test
     void binlogOffFailsWithHowToEnableIt(LocalStack stack, @TempDir Path dir) {
         Map<String, String> settings = settings(stack, "binlog-off");
         try (MariaDbServer noBinlog = MariaDbServer.builder(dir.resolve("no-binlog")).binlog(false).build().start()) {

@@ -1,14 +1,21 @@
 package dev.cdccache.connector.config;
 
+import dev.cdccache.connector.continuity.ContinuityCheck;
+import dev.cdccache.connector.continuity.ContinuityHealthIndicator;
+import dev.cdccache.connector.continuity.ContinuityState;
+import dev.cdccache.connector.continuity.StoredOffsets;
 import dev.cdccache.connector.engine.ChangeEventEngine;
 import dev.cdccache.connector.engine.EngineFailedEvent;
 import dev.cdccache.connector.export.ConnectConfigExporter;
 import dev.cdccache.connector.health.DatabaseHealthIndicator;
+import dev.cdccache.connector.heartbeat.HeartbeatRecords;
+import dev.cdccache.connector.heartbeat.HeartbeatRow;
 import dev.cdccache.connector.heartbeat.HeartbeatWriter;
 import dev.cdccache.connector.health.EngineHealthIndicator;
 import dev.cdccache.connector.health.KafkaHealthIndicator;
 import dev.cdccache.connector.kafka.KafkaClients;
 import dev.cdccache.connector.metrics.PublishMetrics;
+import dev.cdccache.connector.oversize.OversizedEvents;
 import dev.cdccache.connector.publish.ChangeEventSerializer;
 import dev.cdccache.connector.publish.KafkaChangePublisher;
 import dev.cdccache.connector.startup.DatabaseCheck;
@@ -65,26 +72,49 @@ class ConnectorConfiguration {
         }
 
         @Bean
-        KafkaChangePublisher kafkaChangePublisher(KafkaClients clients, PublishMetrics metrics, ConnectorProperties properties) {
-            return new KafkaChangePublisher(clients::producer, new ChangeEventSerializer(), metrics,
-                    properties.getTopicPrefix(), Clock.systemUTC());
+        KafkaChangePublisher kafkaChangePublisher(KafkaClients clients, PublishMetrics metrics, ConnectorProperties properties,
+                DebeziumSettings settings, MeterRegistry registry) {
+            return new KafkaChangePublisher(clients::producer, new ChangeEventSerializer(properties.getName()), metrics,
+                    properties.getTopicPrefix(), Clock.systemUTC(), settings.heartbeatTable()
+                            .map(t -> new HeartbeatRecords(t.topic(properties.getTopicPrefix()), properties.getName()))
+                            .orElseGet(HeartbeatRecords::none),
+                    new OversizedEvents(KafkaClients.maxRequestSize(properties.getKafka()), registry));
+        }
+
+        @Bean
+        ContinuityState continuityState() {
+            return new ContinuityState();
+        }
+
+        @Bean
+        ContinuityHealthIndicator continuityHealthIndicator(ContinuityState state) {
+            return new ContinuityHealthIndicator(state);
         }
 
         @Bean
         ChangeEventEngine changeEventEngine(ConnectorProperties properties, DebeziumSettings settings, KafkaClients clients,
-                KafkaChangePublisher publisher, ApplicationEventPublisher events) {
+                KafkaChangePublisher publisher, ApplicationEventPublisher events, ContinuityState continuityState) {
             DatabaseCheck databaseCheck = new DatabaseCheck(properties.getDatabase(), settings.dataTables(), settings.heartbeatTable());
             KafkaClusterCheck kafkaCheck = new KafkaClusterCheck(clients.admin(), properties.getKafka().getBootstrapServers(), KAFKA_TIMEOUT);
             TopicProvisioner topics = new TopicProvisioner(clients.admin(), properties.getTopicPartitions(),
                     (short) properties.getTopicReplicationFactor(), KAFKA_TIMEOUT);
             return new ChangeEventEngine(settings, properties.getTopicPrefix(), databaseCheck, kafkaCheck, topics, publisher,
-                    error -> events.publishEvent(new EngineFailedEvent(settings, error)));
+                    error -> events.publishEvent(new EngineFailedEvent(settings, error)),
+                    new ContinuityCheck(properties, settings.heartbeatRow(),
+                            new StoredOffsets(properties.getOffsets().getStore(), settings.engineProperties(),
+                                    properties.getName(), properties.getTopicPrefix()),
+                            continuityState, Clock.systemUTC()));
         }
 
         @Bean
-        HeartbeatWriter heartbeatWriter(ConnectorProperties properties, DebeziumSettings settings, MeterRegistry registry) {
-            return new HeartbeatWriter(properties.getDatabase(), settings.heartbeatActionQuery(),
-                    properties.getHeartbeat().getInterval(), registry);
+        HeartbeatWriter heartbeatWriter(ConnectorProperties properties, DebeziumSettings settings, MeterRegistry registry,
+                ContinuityState continuityState) {
+            // a disabled heartbeat (interval 0) never writes: the row below is only a placeholder then
+            return new HeartbeatWriter(properties.getDatabase(),
+                    settings.heartbeatRow().orElseGet(() -> new HeartbeatRow(
+                            CapturedTable.parse(properties.getHeartbeat().getTable()),
+                            properties.getName(), settings.dataTables())),
+                    continuityState::epochOrNull, properties.getHeartbeat().getInterval(), registry);
         }
 
         @Bean

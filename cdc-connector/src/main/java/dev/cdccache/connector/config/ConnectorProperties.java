@@ -1,6 +1,7 @@
 package dev.cdccache.connector.config;
 
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -69,6 +70,11 @@ public class ConnectorProperties {
     @NotNull
     private Heartbeat heartbeat = new Heartbeat();
 
+    /** What the connector does when it cannot prove that it resumes where it stopped. */
+    @Valid
+    @NotNull
+    private Continuity continuity = new Continuity();
+
     /** Which columns travel in the events. */
     @Valid
     @NotNull
@@ -89,11 +95,11 @@ public class ConnectorProperties {
 
     /** Largest batch handed to the publisher at once. */
     @Min(1)
-    private int maxBatchSize = 2048;
+    private int maxBatchSize = 8192;
 
     /** Capacity of the engine's queue between the binlog reader and the publisher. */
     @Min(2)
-    private int maxQueueSize = 8192;
+    private int maxQueueSize = 16384;
 
     /** Print the settings as a Kafka Connect connector configuration (JSON) and exit. */
     private boolean exportConnectConfig;
@@ -117,6 +123,8 @@ public class ConnectorProperties {
     public void setKafka(Kafka kafka) { this.kafka = kafka; }
     public Heartbeat getHeartbeat() { return heartbeat; }
     public void setHeartbeat(Heartbeat heartbeat) { this.heartbeat = heartbeat; }
+    public Continuity getContinuity() { return continuity; }
+    public void setContinuity(Continuity continuity) { this.continuity = continuity; }
     public Columns getColumns() { return columns; }
     public void setColumns(Columns columns) { this.columns = columns; }
     public Offsets getOffsets() { return offsets; }
@@ -138,7 +146,7 @@ public class ConnectorProperties {
     public String toString() {
         return "ConnectorProperties{name=" + name + ", database=" + database + ", tables=" + tables
                 + ", topicPrefix=" + topicPrefix + ", topicPartitions=" + topicPartitions
-                + ", kafka=" + kafka + ", heartbeat=" + heartbeat + ", offsets=" + offsets
+                + ", kafka=" + kafka + ", heartbeat=" + heartbeat + ", continuity=" + continuity + ", offsets=" + offsets
                 + ", snapshotMode=" + snapshotMode + ", pollInterval=" + pollInterval + "}";
     }
 
@@ -206,18 +214,45 @@ public class ConnectorProperties {
         /** {@code host:port[,host:port]} of the brokers. */
         @NotBlank
         private String bootstrapServers;
-        /** Client properties (security.protocol, sasl.*, ssl.*) passed to every Kafka client. */
+        /** Authentication and encryption of every connection to Kafka (typed; see {@link KafkaSecurity}). */
+        @Valid
+        @NotNull
+        private KafkaSecurity security = new KafkaSecurity();
+        /**
+         * Further client properties passed to every Kafka client (e.g. {@code ssl.cipher.suites}); a property the
+         * {@link #security} settings produce may not be repeated here.
+         */
         private Map<String, String> properties = new LinkedHashMap<>();
 
         public String getBootstrapServers() { return bootstrapServers; }
         public void setBootstrapServers(String bootstrapServers) { this.bootstrapServers = bootstrapServers; }
+        public KafkaSecurity getSecurity() { return security; }
+        public void setSecurity(KafkaSecurity security) { this.security = security; }
         public Map<String, String> getProperties() { return properties; }
         public void setProperties(Map<String, String> properties) { this.properties = properties; }
+
+        /**
+         * What every Kafka client the connector creates gets on top of {@code bootstrap.servers}: the security
+         * settings, then {@link #properties}. The result carries secrets: never log it.
+         */
+        public Map<String, String> clientProperties() {
+            Map<String, String> client = new LinkedHashMap<>(security.clientProperties());
+            client.putAll(properties);
+            return client;
+        }
+
+        /** A property set both through {@link #security} and {@link #properties} is ambiguous. */
+        @AssertTrue(message = "a Kafka client property is set both under cdc.connector.kafka.security and "
+                + "cdc.connector.kafka.properties; keep one (the typed security settings are preferred)")
+        public boolean isPropertiesDoNotRepeatSecurity() {
+            return properties.keySet().stream().noneMatch(security.clientProperties()::containsKey);
+        }
 
         @Override
         public String toString() {
             // Client properties may carry SASL secrets: names only.
-            return "{bootstrapServers=" + bootstrapServers + ", properties=" + properties.keySet() + "}";
+            return "{bootstrapServers=" + bootstrapServers + ", security=" + security + ", properties="
+                    + properties.keySet() + "}";
         }
     }
 
@@ -243,9 +278,58 @@ public class ConnectorProperties {
         public String toString() { return "{interval=" + interval + ", table=" + table + "}"; }
     }
 
+    /** What to do about gaps in the stream (see docs/connector.md, "Continuity and epochs"). */
+    public static class Continuity {
+        /**
+         * When the stored binlog position was purged from the server: {@code new-epoch} starts at the current
+         * position under a new epoch (clients drop what they cannot prove), {@code fail} stops start-up with the
+         * remedy so that an operator decides.
+         */
+        @NotNull
+        private LostPositionPolicy onLostPosition = LostPositionPolicy.NEW_EPOCH;
+
+        public LostPositionPolicy getOnLostPosition() { return onLostPosition; }
+        public void setOnLostPosition(LostPositionPolicy onLostPosition) { this.onLostPosition = onLostPosition; }
+
+        @Override
+        public String toString() { return "{onLostPosition=" + onLostPosition + "}"; }
+    }
+
+    /** What to do when the stored binlog position is gone. */
+    public enum LostPositionPolicy {
+        /** Start at the current binlog position under a new epoch; every client drops what it cannot prove. */
+        NEW_EPOCH,
+        /** Stop start-up with the remedy. */
+        FAIL
+    }
+
+    /** Column lists name columns of captured tables; a typo would otherwise silently send or drop columns. */
+    @AssertTrue(message = "every entry of cdc.connector.columns.include/exclude/mask must be database.table.column "
+            + "of a table in cdc.connector.tables")
+    public boolean isColumnsOfCapturedTables() {
+        java.util.Set<String> captured = new java.util.HashSet<>();
+        tables.forEach(t -> captured.add(t.trim()));
+        List<String> all = new ArrayList<>(columns.include);
+        all.addAll(columns.exclude);
+        all.addAll(columns.mask);
+        return all.stream().allMatch(c -> {
+            String[] parts = c == null ? new String[0] : c.trim().split("\\.", -1);
+            return parts.length == 3 && !parts[2].isEmpty() && captured.contains(parts[0] + "." + parts[1]);
+        });
+    }
+
+    /** Debezium accepts only one of the two lists. */
+    @AssertTrue(message = "set either cdc.connector.columns.include or cdc.connector.columns.exclude, not both")
+    public boolean isColumnsIncludeOrExclude() {
+        return columns.include.isEmpty() || columns.exclude.isEmpty();
+    }
+
     /** Debezium column lists, each entry {@code database.table.column}. */
     public static class Columns {
-        /** Only these columns travel (empty: all). Exclusive with {@link #exclude}. */
+        /**
+         * Only these columns of the tables they name travel, e.g. just the key columns of a table with personal
+         * data; tables not named keep all their columns. Exclusive with {@link #exclude}.
+         */
         private List<String> include = new ArrayList<>();
         /** These columns never travel. */
         private List<String> exclude = new ArrayList<>();

@@ -1,6 +1,7 @@
 package dev.cdccache.connector.config;
 
 import dev.cdccache.connector.config.ConnectorProperties.Flavor;
+import dev.cdccache.connector.heartbeat.HeartbeatRow;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -11,6 +12,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.stream.Collectors;
 
 /**
@@ -23,6 +25,12 @@ public final class DebeziumSettings {
 
     /** Topic prefix of Debezium's own heartbeat records (they carry only a binlog position). */
     public static final String HEARTBEAT_TOPIC_PREFIX = "__debezium-heartbeat";
+
+    /**
+     * Kafka header every published record carries, value = the connector's name in UTF-8 (CONTRACT.md, "Header"):
+     * clients accept a heartbeat only from the connector whose row it is.
+     */
+    public static final String CONNECTOR_HEADER = "cdc-connector";
 
     /** Environment variable the exported Kafka Connect configuration reads the password from. */
     public static final String PASSWORD_ENV_VARIABLE = "CDC_CONNECTOR_DATABASE_PASSWORD";
@@ -85,10 +93,9 @@ public final class DebeziumSettings {
         return configured != null ? configured : 100_000L + Math.floorMod(properties.getName().hashCode(), 1_000_000_000);
     }
 
-    /** The statement that writes the heartbeat row (run by the connector's own timer, see HeartbeatWriter). */
-    public String heartbeatActionQuery() {
-        return "INSERT INTO " + properties.getHeartbeat().getTable()
-                + " (id, ts) VALUES (1, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE ts = VALUES(ts)";
+    /** This connector's row in the heartbeat table, when heartbeats are enabled. */
+    public Optional<HeartbeatRow> heartbeatRow() {
+        return heartbeatTable().map(table -> new HeartbeatRow(table, properties.getName(), dataTables()));
     }
 
     /** The Debezium connector class for the configured flavor. */
@@ -115,7 +122,9 @@ public final class DebeziumSettings {
                 .map(t -> CapturedTable.escapeRegex(t.database())).distinct().collect(Collectors.joining(",")));
         c.put("table.include.list", capturedTables().stream()
                 .map(CapturedTable::includeListPattern).collect(Collectors.joining(",")));
-        putColumnList(c, "column.include.list", p.getColumns().getInclude());
+        if (!p.getColumns().getInclude().isEmpty()) {
+            c.put("column.include.list", String.join(",", columnIncludeList()));
+        }
         putColumnList(c, "column.exclude.list", p.getColumns().getExclude());
         putColumnList(c, "column.mask.with.8.chars", p.getColumns().getMask());
         c.put("snapshot.mode", p.getSnapshotMode());
@@ -124,7 +133,8 @@ public final class DebeziumSettings {
         c.put("schema.history.internal.kafka.topic", schemaHistoryTopic());
         // Only the captured databases' DDL: keeps start-up fast on servers with many schemas.
         c.put("schema.history.internal.store.only.captured.databases.ddl", "true");
-        p.getKafka().getProperties().forEach((k, v) -> {
+        // Debezium's schema-history producer and consumer read only these prefixed copies of the client settings.
+        p.getKafka().clientProperties().forEach((k, v) -> {
             c.put("schema.history.internal.producer." + k, v);
             c.put("schema.history.internal.consumer." + k, v);
         });
@@ -155,7 +165,7 @@ public final class DebeziumSettings {
         e.putAll(connectorProperties());
         // The offset store's own Kafka clients read these top-level settings.
         e.put("bootstrap.servers", p.getKafka().getBootstrapServers());
-        p.getKafka().getProperties().forEach(e::put);
+        p.getKafka().clientProperties().forEach(e::put);
         switch (p.getOffsets().getStore()) {
             case KAFKA -> {
                 e.put("offset.storage", KAFKA_OFFSET_STORE);
@@ -180,11 +190,22 @@ public final class DebeziumSettings {
     public Map<String, Object> connectConfig() {
         Map<String, String> config = new LinkedHashMap<>(connectorProperties());
         config.put("database.password", "${env:" + PASSWORD_ENV_VARIABLE + "}");
+        // The schema-history clients' Kafka secrets (sasl.jaas.config, ssl.*.password) become references too.
+        config.replaceAll((key, value) -> key.startsWith("schema.history.internal.") && isSecret(key)
+                ? "${env:" + kafkaSecretEnvVariable(key) + "}" : value);
         if (properties.getHeartbeat().isEnabled()) {
             // No HeartbeatWriter runs on a Connect worker: Debezium's action query is the closest equivalent
-            // (it runs when the binlog moves; docs/connector.md shows an idle-proof database EVENT).
-            config.put("heartbeat.action.query", heartbeatActionQuery());
+            // (it runs when the binlog moves, or on the server's replication heartbeat; docs/kafka-connect.md).
+            // No continuity check runs there either: the epoch is chosen at export, so deploying a new export
+            // (what an operator does after a gap) starts a new epoch.
+            config.put("heartbeat.action.query", heartbeatRow().orElseThrow()
+                    .literalUpsertStatement("connect-" + UUID.randomUUID()));
         }
+        // CONTRACT.md, "Header": the same header the embedded connector sets on every record.
+        config.put("transforms", "connectorHeader");
+        config.put("transforms.connectorHeader.type", "org.apache.kafka.connect.transforms.InsertHeader");
+        config.put("transforms.connectorHeader.header", CONNECTOR_HEADER);
+        config.put("transforms.connectorHeader.value.literal", properties.getName());
         config.put("tasks.max", "1");
         config.put("key.converter", JSON_CONVERTER);
         config.put("key.converter.schemas.enable", "false");
@@ -196,6 +217,16 @@ public final class DebeziumSettings {
         body.put("name", properties.getName());
         body.put("config", config);
         return body;
+    }
+
+    /**
+     * The environment variable the exported Kafka Connect configuration reads a schema-history client secret from:
+     * {@code CDC_CONNECTOR_KAFKA_} and the client property in upper case, e.g.
+     * {@code CDC_CONNECTOR_KAFKA_SASL_JAAS_CONFIG} (producer and consumer share it).
+     */
+    public static String kafkaSecretEnvVariable(String key) {
+        String clientKey = key.replaceFirst("^schema\\.history\\.internal\\.(producer|consumer)\\.", "");
+        return "CDC_CONNECTOR_KAFKA_" + clientKey.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
     }
 
     /** Engine properties with secrets replaced, for logs. */
@@ -210,6 +241,28 @@ public final class DebeziumSettings {
         String k = key.toLowerCase(Locale.ROOT);
         return k.contains("password") || k.contains("jaas") || k.contains("secret") || k.endsWith(".key")
                 || k.contains("credentials");
+    }
+
+    /**
+     * The column include list, per table: Debezium applies {@code column.include.list} to every captured table, so
+     * a table the configured list does not mention would lose all its columns (and clients their keys). Each such
+     * table, the heartbeat table included, gets a pattern keeping all its columns.
+     */
+    List<String> columnIncludeList() {
+        List<String> include = properties.getColumns().getInclude();
+        Set<CapturedTable> mentioned = new LinkedHashSet<>();
+        List<String> patterns = new ArrayList<>();
+        for (String column : include) {
+            String[] parts = column.trim().split("\\.");
+            mentioned.add(new CapturedTable(parts[0], parts[1]));
+            patterns.add(CapturedTable.escapeRegex(column.trim()));
+        }
+        for (CapturedTable table : capturedTables()) {
+            if (!mentioned.contains(table)) {
+                patterns.add(table.includeListPattern() + "\\.[^.]+");
+            }
+        }
+        return patterns;
     }
 
     private static void putColumnList(Map<String, String> config, String key, List<String> columns) {

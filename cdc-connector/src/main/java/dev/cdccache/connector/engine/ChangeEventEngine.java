@@ -1,6 +1,8 @@
 package dev.cdccache.connector.engine;
 
 import dev.cdccache.connector.config.DebeziumSettings;
+import dev.cdccache.connector.continuity.ContinuityCheck;
+import dev.cdccache.connector.continuity.LostPositionFailure;
 import dev.cdccache.connector.startup.DatabaseCheck;
 import dev.cdccache.connector.startup.KafkaClusterCheck;
 import dev.cdccache.connector.startup.TopicProvisioner;
@@ -23,8 +25,8 @@ import org.springframework.context.SmartLifecycle;
  * Runs the Debezium embedded engine for the application's lifetime.
  *
  * <p>{@link #start()} first runs the start-up checks (Kafka reachable, database reachable with
- * binlog ROW/FULL, privileges, tables), creates the change topics, then starts the engine on its
- * own thread. {@link #stop()} closes the engine, which stops reading, lets the batch in hand finish
+ * binlog ROW/FULL, privileges, tables), creates the change topics, decides the continuity epoch
+ * ({@link ContinuityCheck}), then starts the engine on its own thread. {@link #stop()} closes the engine, which stops reading, lets the batch in hand finish
  * and stores the last processed offsets. Because it runs in the last lifecycle phase, it stops
  * before the web server does.
  */
@@ -38,6 +40,7 @@ public final class ChangeEventEngine implements SmartLifecycle {
     private final TopicProvisioner topics;
     private final DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> publisher;
     private final Consumer<Throwable> onUnexpectedStop;
+    private final ContinuityCheck continuity;
     private final StreamingStatus streaming;
     private final AtomicReference<EngineState> state = new AtomicReference<>(EngineState.STOPPED);
 
@@ -48,16 +51,18 @@ public final class ChangeEventEngine implements SmartLifecycle {
     /**
      * @param onUnexpectedStop called when the engine stops by itself (an error, or Kafka
      *     refusing events); the application decides whether to exit
+     * @param continuity decides the epoch (and clears offsets whose position is gone) before the engine starts
      */
     public ChangeEventEngine(DebeziumSettings settings, String topicPrefix, DatabaseCheck databaseCheck,
             KafkaClusterCheck kafkaCheck, TopicProvisioner topics, DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> publisher,
-            Consumer<Throwable> onUnexpectedStop) {
+            Consumer<Throwable> onUnexpectedStop, ContinuityCheck continuity) {
         this.settings = settings;
         this.databaseCheck = databaseCheck;
         this.kafkaCheck = kafkaCheck;
         this.topics = topics;
         this.publisher = publisher;
         this.onUnexpectedStop = onUnexpectedStop;
+        this.continuity = continuity;
         this.streaming = new StreamingStatus(topicPrefix);
     }
 
@@ -69,6 +74,7 @@ public final class ChangeEventEngine implements SmartLifecycle {
             kafkaCheck.verify();
             databaseCheck.verify();
             topics.createMissing(settings.changeTopics());
+            continuity.establish();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             state.set(EngineState.FAILED);
@@ -100,6 +106,10 @@ public final class ChangeEventEngine implements SmartLifecycle {
             return;
         }
         state.set(EngineState.FAILED);
+        if (LostPositionFailure.explain(continuity, message, error)) {
+            onUnexpectedStop.accept(error != null ? error : new IllegalStateException(message));
+            return;
+        }
         log.error("Debezium engine stopped unexpectedly: {}", message, error);
         onUnexpectedStop.accept(error != null ? error : new IllegalStateException(message));
     }

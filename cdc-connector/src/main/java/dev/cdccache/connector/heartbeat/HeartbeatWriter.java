@@ -5,19 +5,21 @@ import dev.cdccache.connector.startup.DatabaseCheck;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Writes the heartbeat row every {@code cdc.connector.heartbeat.interval}, so that the binlog carries an
- * event through the whole pipeline even when no application writes anything.
+ * Writes this connector's heartbeat row ({@link HeartbeatRow}: its name, the time, its continuity epoch and the
+ * tables it covers) every {@code cdc.connector.heartbeat.interval}, so that the binlog carries an event through
+ * the whole pipeline even when no application writes anything.
  *
  * <p>Why not Debezium's {@code heartbeat.action.query}: the binlog connectors run it only from their
  * event loop, that is, when the binlog moves. On an idle database the heartbeat topic then stays silent
@@ -34,7 +36,8 @@ public final class HeartbeatWriter implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(HeartbeatWriter.class);
 
     private final ConnectorProperties.Database database;
-    private final String statement;
+    private final HeartbeatRow row;
+    private final Supplier<String> epoch;
     private final Duration interval;
     private final Counter writes;
     private final Counter failures;
@@ -42,10 +45,15 @@ public final class HeartbeatWriter implements SmartLifecycle {
     private Connection connection;
     private boolean failing;
 
-    public HeartbeatWriter(ConnectorProperties.Database database, String statement, Duration interval,
-            MeterRegistry registry) {
+    /**
+     * @param epoch the current continuity epoch, read at every write; null until it is decided (before the
+     *     engine starts), when nothing is written
+     */
+    public HeartbeatWriter(ConnectorProperties.Database database, HeartbeatRow row, Supplier<String> epoch,
+            Duration interval, MeterRegistry registry) {
         this.database = database;
-        this.statement = statement;
+        this.row = row;
+        this.epoch = epoch;
         this.interval = interval;
         this.writes = Counter.builder("cdc.connector.heartbeat.writes").tag("result", "ok")
                 .description("Heartbeat rows written to the database").register(registry);
@@ -69,13 +77,20 @@ public final class HeartbeatWriter implements SmartLifecycle {
 
     /** Writes the row once; public for tests. */
     public synchronized void writeOnce() {
+        String currentEpoch = epoch.get();
+        if (currentEpoch == null) {
+            return; // the start-up check has not decided the epoch yet; it writes the first row itself
+        }
         try {
             if (connection == null || connection.isClosed()) {
                 connection = DatabaseCheck.connect(database);
                 connection.setAutoCommit(true);
             }
-            try (Statement s = connection.createStatement()) {
-                s.executeUpdate(statement);
+            try (PreparedStatement s = connection.prepareStatement(row.upsertStatement())) {
+                s.setString(1, row.connectorId());
+                s.setString(2, currentEpoch);
+                s.setString(3, row.tablesColumn());
+                s.executeUpdate();
             }
             writes.increment();
             if (failing) {

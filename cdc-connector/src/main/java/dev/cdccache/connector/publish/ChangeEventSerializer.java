@@ -1,14 +1,21 @@
 package dev.cdccache.connector.publish;
 
+import dev.cdccache.connector.config.DebeziumSettings;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.source.SourceRecord;
 
 /**
  * Turns Debezium's change records into Kafka records exactly as Kafka Connect would with
  * {@code JsonConverter} and {@code schemas.enable=false}: the key is the primary key as a JSON
- * object, the value the change-event envelope, a delete's tombstone a {@code null} value.
+ * object, the value the change-event envelope, a delete's tombstone a {@code null} value. Every record carries
+ * the {@value DebeziumSettings#CONNECTOR_HEADER} header with the connector's name (the Kafka Connect export adds
+ * the same header with the InsertHeader transform).
  *
  * <p>Thread-safe once constructed ({@code JsonConverter} keeps no per-call state).
  */
@@ -16,8 +23,11 @@ public final class ChangeEventSerializer {
 
     private final JsonConverter keyConverter = new JsonConverter();
     private final JsonConverter valueConverter = new JsonConverter();
+    private final Header connectorHeader;
 
-    public ChangeEventSerializer() {
+    /** @param connectorName the value of the {@value DebeziumSettings#CONNECTOR_HEADER} header */
+    public ChangeEventSerializer(String connectorName) {
+        this.connectorHeader = new RecordHeader(DebeziumSettings.CONNECTOR_HEADER, connectorName.getBytes(StandardCharsets.UTF_8));
         keyConverter.configure(Map.of("schemas.enable", "false", "converter.type", "key"), true);
         valueConverter.configure(Map.of("schemas.enable", "false", "converter.type", "value"), false);
     }
@@ -28,6 +38,6 @@ public final class ChangeEventSerializer {
         byte[] key = record.key() == null ? null : keyConverter.fromConnectData(topic, record.keySchema(), record.key());
         byte[] value = record.value() == null ? null : valueConverter.fromConnectData(topic, record.valueSchema(), record.value());
         // No explicit partition: the producer's default partitioner hashes the key, so all changes of a row stay in order.
-        return new ProducerRecord<>(topic, null, key, value);
+        return new ProducerRecord<>(topic, null, null, key, value, new RecordHeaders(new Header[] {connectorHeader}));
     }
 }

@@ -3,6 +3,7 @@ package dev.cdccache.connector.startup;
 import dev.cdccache.connector.config.CapturedTable;
 import dev.cdccache.connector.config.ConnectorProperties.Flavor;
 import dev.cdccache.connector.config.ConnectorProperties;
+import dev.cdccache.connector.heartbeat.HeartbeatRow;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -157,7 +158,8 @@ public final class DatabaseCheck {
                     "As an administrator run: GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT"
                             + " ON *.* TO '" + database.getUser() + "'@'%'; and for the heartbeat: GRANT INSERT, UPDATE ON "
                             + heartbeatTable.map(CapturedTable::qualifiedName).orElse("cdc_meta.heartbeat") + " TO '"
-                            + database.getUser() + "'@'%';");
+                            + database.getUser() + "'@'%'; (cdc-connector/sql/connector-user.sql is the complete"
+                            + " least-privilege script).");
         }
         for (String advisable : List.of("RELOAD", "SHOW DATABASES")) {
             if (!grants.hasGlobal(advisable)) {
@@ -186,9 +188,37 @@ public final class DatabaseCheck {
                 String name = heartbeatTable.get().qualifiedName();
                 throw new StartupCheckException("The heartbeat table " + name + " (cdc.connector.heartbeat.table) does not exist on "
                         + where() + ".",
-                        "Create it: CREATE TABLE " + name + " (id TINYINT PRIMARY KEY, ts DATETIME(6) NOT NULL); or set"
+                        "Create it: " + HeartbeatRow.createStatement(name) + "; or set"
                                 + " cdc.connector.heartbeat.interval=0 to disable heartbeats.");
             }
+        }
+        if (heartbeatTable.isPresent()) {
+            verifyHeartbeatColumns(connection, heartbeatTable.get());
+        }
+    }
+
+    /** The heartbeat table has the contract's columns (one row per connector), not the former {@code (id TINYINT, ts)}. */
+    void verifyHeartbeatColumns(Connection connection, CapturedTable table) throws SQLException {
+        Map<String, String> columns = new HashMap<>();
+        try (PreparedStatement query = connection.prepareStatement("SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS"
+                + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?")) {
+            query.setString(1, table.database());
+            query.setString(2, table.table());
+            try (ResultSet rs = query.executeQuery()) {
+                while (rs.next()) {
+                    columns.put(rs.getString(1).toLowerCase(Locale.ROOT), rs.getString(2).toLowerCase(Locale.ROOT));
+                }
+            }
+        }
+        List<String> missing = HeartbeatRow.COLUMNS.stream().filter(c -> !columns.containsKey(c)).toList();
+        String idType = columns.getOrDefault("id", "");
+        if (!missing.isEmpty() || !(idType.contains("char") || idType.contains("text"))) {
+            String name = table.qualifiedName();
+            throw new StartupCheckException("The heartbeat table " + name + " on " + where() + " has the former shape (columns "
+                    + columns.keySet() + ", id " + idType + "); this connector writes one row per connector: id = its name,"
+                    + " ts, epoch, tables.",
+                    "Migrate it (MariaDB): " + HeartbeatRow.migrateStatement(name) + "; or drop and re-create it: "
+                            + HeartbeatRow.createStatement(name) + ".");
         }
     }
 

@@ -7,6 +7,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 
 /** Verifies that the Kafka cluster answers before the engine starts. */
 public final class KafkaClusterCheck {
@@ -35,6 +37,21 @@ public final class KafkaClusterCheck {
         } catch (TimeoutException e) {
             throw unreachable("no answer within " + timeout.toSeconds() + " s", e);
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof SslAuthenticationException tls) {
+                throw new StartupCheckException("The TLS handshake with Kafka at " + bootstrapServers + " failed ("
+                        + tls.getMessage() + ").",
+                        "Check cdc.connector.kafka.security.ssl.truststore-location (it must hold the CA that signed the"
+                                + " brokers' certificates), its password, and ssl.endpoint-identification-algorithm.", tls);
+            }
+            if (e.getCause() instanceof AuthenticationException refused) {
+                // Kafka's message names the mechanism and says "invalid credentials"; it never contains the password.
+                throw new StartupCheckException("Kafka at " + bootstrapServers + " refused the connector's credentials ("
+                        + refused.getMessage() + ").",
+                        "Check cdc.connector.kafka.security.sasl.username, sasl.password and sasl.mechanism, and that the"
+                                + " user exists on the cluster with a SCRAM credential for that mechanism"
+                                + " (kafka-configs --alter --entity-type users --entity-name <user> --add-config"
+                                + " 'SCRAM-SHA-512=[password=...]').", refused);
+            }
             throw unreachable(e.getCause().toString(), e.getCause());
         }
     }
@@ -42,7 +59,8 @@ public final class KafkaClusterCheck {
     private StartupCheckException unreachable(String detail, Throwable cause) {
         return new StartupCheckException("Kafka is not reachable at " + bootstrapServers + " (" + detail + ").",
                 "Check cdc.connector.kafka.bootstrap-servers, that the brokers run and are reachable from this host,"
-                        + " and cdc.connector.kafka.properties (security.protocol, sasl.*, ssl.*) if the cluster is secured.",
+                        + " and cdc.connector.kafka.security.* (protocol, sasl, ssl) if the cluster is secured: a client"
+                        + " speaking PLAINTEXT to a SASL or TLS listener gets no answer.",
                 cause);
     }
 }

@@ -105,4 +105,72 @@ class ConnectorPropertiesTest {
         }
         return String.valueOf(failure);
     }
+
+    @Test
+    void saslProtocolWithoutCredentialsFailsNamingTheSettings() {
+        runner.withPropertyValues("cdc.connector.kafka.security.protocol=SASL_SSL").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(analysisOf(context.getStartupFailure())).contains("cdc.connector.kafka.security.sasl.username")
+                    .contains("cdc.connector.kafka.security.sasl.password");
+        });
+    }
+
+    @Test
+    void credentialsWithoutSaslProtocolFailInsteadOfBeingIgnored() {
+        runner.withPropertyValues("cdc.connector.kafka.security.sasl.username=cdc",
+                "cdc.connector.kafka.security.sasl.password=pw").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(analysisOf(context.getStartupFailure())).contains("set cdc.connector.kafka.security.protocol");
+        });
+    }
+
+    @Test
+    void plainMechanismWithoutTlsIsRejected() {
+        runner.withPropertyValues("cdc.connector.kafka.security.protocol=SASL_PLAINTEXT",
+                "cdc.connector.kafka.security.sasl.mechanism=PLAIN", "cdc.connector.kafka.security.sasl.username=cdc",
+                "cdc.connector.kafka.security.sasl.password=pw").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(analysisOf(context.getStartupFailure())).contains("PLAIN sends the password in clear");
+        });
+    }
+
+    @Test
+    void missingTrustStoreFailsAtStartUp() {
+        runner.withPropertyValues("cdc.connector.kafka.security.protocol=SSL",
+                "cdc.connector.kafka.security.ssl.truststore-location=/nonexistent/truststore.p12").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(analysisOf(context.getStartupFailure())).contains("does not exist or is not readable");
+        });
+    }
+
+    @Test
+    void securityPropertyRepeatedAsRawPropertyIsAmbiguous() {
+        runner.withPropertyValues("cdc.connector.kafka.security.protocol=SASL_PLAINTEXT",
+                "cdc.connector.kafka.security.sasl.username=cdc", "cdc.connector.kafka.security.sasl.password=pw",
+                "cdc.connector.kafka.properties.security.protocol=PLAINTEXT").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(analysisOf(context.getStartupFailure())).contains("set both under cdc.connector.kafka.security");
+        });
+    }
+
+    @Test
+    void scramSettingsBindTyped() {
+        runner.withPropertyValues("cdc.connector.kafka.security.protocol=sasl_ssl",
+                "cdc.connector.kafka.security.sasl.mechanism=scram-sha-256", "cdc.connector.kafka.security.sasl.username=cdc",
+                "cdc.connector.kafka.security.sasl.password=pw",
+                "cdc.connector.kafka.security.ssl.endpoint-identification-algorithm=").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(ConnectorProperties.class).getKafka().clientProperties())
+                    .containsEntry("security.protocol", "SASL_SSL").containsEntry("sasl.mechanism", "SCRAM-SHA-256")
+                    .containsEntry("ssl.endpoint.identification.algorithm", "");
+        });
+    }
+
+    @Test
+    void columnOfATableThatIsNotCapturedIsRejected() {
+        runner.withPropertyValues("cdc.connector.columns.include[0]=coupon_db.copon.id").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(analysisOf(context.getStartupFailure())).contains("database.table.column of a table in cdc.connector.tables");
+        });
+    }
 }

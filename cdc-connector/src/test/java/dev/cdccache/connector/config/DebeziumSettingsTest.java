@@ -64,16 +64,27 @@ class DebeziumSettingsTest {
                 .doesNotContainKey("heartbeat.action.query") // written by HeartbeatWriter on a timer
                 .containsEntry("connect.keep.alive.interval.ms", "2000")
                 .containsEntry("poll.interval.ms", "5")
-                .containsEntry("max.batch.size", "2048")
-                .containsEntry("max.queue.size", "8192");
+                .containsEntry("max.batch.size", "8192")
+                .containsEntry("max.queue.size", "16384");
     }
 
     @Test
     void connectExportRunsTheHeartbeatStatementAsDebeziumsActionQuery() {
         @SuppressWarnings("unchecked")
         Map<String, String> config = (Map<String, String>) new DebeziumSettings(properties()).connectConfig().get("config");
-        assertThat(config).containsEntry("heartbeat.action.query",
-                "INSERT INTO cdc_meta.heartbeat (id, ts) VALUES (1, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE ts = VALUES(ts)");
+        assertThat(config.get("heartbeat.action.query")).matches("INSERT INTO cdc_meta\\.heartbeat \\(id, ts, epoch, tables\\)"
+                + " VALUES \\('coupons', UTC_TIMESTAMP\\(6\\), 'connect-[0-9a-f-]{36}', 'coupon_db\\.coupon,coupon_db\\.coupon_attribute'\\)"
+                + " ON DUPLICATE KEY UPDATE ts = VALUES\\(ts\\), epoch = VALUES\\(epoch\\), tables = VALUES\\(tables\\)");
+    }
+
+    @Test
+    void connectExportAddsTheConnectorHeaderToEveryRecordWithInsertHeader() {
+        @SuppressWarnings("unchecked")
+        Map<String, String> config = (Map<String, String>) new DebeziumSettings(properties()).connectConfig().get("config");
+        assertThat(config).containsEntry("transforms", "connectorHeader")
+                .containsEntry("transforms.connectorHeader.type", "org.apache.kafka.connect.transforms.InsertHeader")
+                .containsEntry("transforms.connectorHeader.header", "cdc-connector")
+                .containsEntry("transforms.connectorHeader.value.literal", "coupons");
     }
 
     @Test
@@ -146,5 +157,70 @@ class DebeziumSettingsTest {
         assertThat(new DebeziumSettings(properties()).maskedEngineProperties())
                 .containsEntry("database.password", "******")
                 .doesNotContainValue("s3cret");
+    }
+
+    @Test
+    void columnIncludeListAppliesOnlyToTheTablesItNames() {
+        ConnectorProperties p = properties();
+        p.getColumns().setInclude(List.of("coupon_db.coupon.id"));
+        String include = new DebeziumSettings(p).connectorProperties().get("column.include.list");
+        // Debezium applies the list to every table: the others, and the heartbeat table, must keep all columns.
+        assertThat(include.split(",")).containsExactly("coupon_db\\.coupon\\.id",
+                "coupon_db\\.coupon_attribute\\.[^.]+", "cdc_meta\\.heartbeat\\.[^.]+");
+        assertThat("coupon_db.coupon_attribute.value").matches(include.split(",")[1]);
+        assertThat("coupon_db.coupon.owner_email").doesNotMatch(include.split(",")[0]);
+        assertThat(new DebeziumSettings(properties()).connectorProperties()).doesNotContainKey("column.include.list");
+    }
+
+    private static ConnectorProperties scramOverTls() {
+        ConnectorProperties p = properties();
+        KafkaSecurity security = p.getKafka().getSecurity();
+        security.setProtocol(KafkaSecurity.Protocol.SASL_SSL);
+        security.getSasl().setUsername("cdc-connector");
+        security.getSasl().setPassword("sasl-s3cret");
+        security.getSsl().setTruststoreLocation(Path.of("/etc/kafka/truststore.p12"));
+        security.getSsl().setTruststorePassword("trust-s3cret");
+        security.getSsl().setTruststoreType("PKCS12");
+        return p;
+    }
+
+    @Test
+    void securitySettingsReachEveryKafkaClientOfTheConnector() {
+        ConnectorProperties p = scramOverTls();
+        DebeziumSettings settings = new DebeziumSettings(p);
+        String jaas = "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"cdc-connector\" "
+                + "password=\"sasl-s3cret\";";
+        Map<String, String> expected = Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "SCRAM-SHA-512",
+                "sasl.jaas.config", jaas, "ssl.truststore.location", "/etc/kafka/truststore.p12",
+                "ssl.truststore.password", "trust-s3cret", "ssl.truststore.type", "PKCS12");
+        expected.forEach((key, value) -> {
+            // Debezium's schema-history producer and consumer, the offset store (top-level), our producer and admin.
+            assertThat(settings.connectorProperties()).containsEntry("schema.history.internal.producer." + key, value)
+                    .containsEntry("schema.history.internal.consumer." + key, value);
+            assertThat(settings.engineProperties()).containsEntry(key, value);
+            assertThat(dev.cdccache.connector.kafka.KafkaClients.producerConfig(p.getKafka(), "test"))
+                    .containsEntry(key, value);
+        });
+        assertThat(settings.maskedEngineProperties()).doesNotContainValue(jaas).doesNotContainValue("trust-s3cret")
+                .containsEntry("sasl.jaas.config", "******");
+        assertThat(p.toString()).contains("cdc-connector").doesNotContain("sasl-s3cret").doesNotContain("trust-s3cret");
+    }
+
+    @Test
+    void connectExportReferencesKafkaSecretsInsteadOfPrintingThem() {
+        @SuppressWarnings("unchecked")
+        Map<String, String> config = (Map<String, String>) new DebeziumSettings(scramOverTls()).connectConfig().get("config");
+        assertThat(config.values()).noneMatch(v -> v.contains("sasl-s3cret") || v.contains("trust-s3cret"));
+        assertThat(config).containsEntry("schema.history.internal.producer.sasl.jaas.config",
+                        "${env:CDC_CONNECTOR_KAFKA_SASL_JAAS_CONFIG}")
+                .containsEntry("schema.history.internal.consumer.ssl.truststore.password",
+                        "${env:CDC_CONNECTOR_KAFKA_SSL_TRUSTSTORE_PASSWORD}")
+                .containsEntry("schema.history.internal.consumer.security.protocol", "SASL_SSL");
+    }
+
+    @Test
+    void plaintextAddsNoSecuritySettings() {
+        assertThat(new DebeziumSettings(properties()).engineProperties().keySet())
+                .noneMatch(k -> k.toString().contains("security.protocol") || k.toString().contains("sasl"));
     }
 }

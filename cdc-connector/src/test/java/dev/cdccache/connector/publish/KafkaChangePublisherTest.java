@@ -46,12 +46,12 @@ class KafkaChangePublisherTest {
         }
     }
 
-    private static final class RecordingCommitter implements DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> {
+    private static class RecordingCommitter implements DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> {
         final List<String> calls = new CopyOnWriteArrayList<>();
 
         @Override
         public void markProcessed(RecordChangeEvent<SourceRecord> record) {
-            calls.add("processed:" + record.record().topic() + ":" + ((Struct) record.record().key()).getInt64("id"));
+            calls.add("processed:" + record.record().topic() + ":" + ((Struct) record.record().key()).get("id"));
         }
 
         @Override
@@ -80,13 +80,21 @@ class KafkaChangePublisherTest {
         return () -> record;
     }
 
+    private static final Schema BEAT_KEY = SchemaBuilder.struct().field("id", Schema.STRING_SCHEMA).build();
+
+    private static RecordChangeEvent<SourceRecord> heartbeat(String connector) {
+        SourceRecord record = new SourceRecord(Map.of("server", "cdc"), Map.of("pos", 99), "cdc.cdc_meta.heartbeat", null,
+                BEAT_KEY, new Struct(BEAT_KEY).put("id", connector), null, null);
+        return () -> record;
+    }
+
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final PublishMetrics metrics = new PublishMetrics(registry, () -> 2);
 
     @Test
     void batchIsMarkedProcessedOnlyAfterKafkaAcknowledgedEveryEvent() throws Exception {
         ManualProducer producer = new ManualProducer();
-        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer(), metrics,
+        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer("test-connector"), metrics,
                 "cdc", Clock.systemUTC());
         RecordingCommitter committer = new RecordingCommitter();
 
@@ -105,14 +113,64 @@ class KafkaChangePublisherTest {
 
         assertThat(producer.completeNext()).isTrue();
         batch.get();
-        assertThat(committer.calls).containsExactly("processed:cdc.shop.item:1", "processed:cdc.shop.item:2", "batchFinished");
+        // the last record's position stands for the whole batch (one source partition)
+        assertThat(committer.calls).containsExactly("processed:cdc.shop.item:2", "batchFinished");
         assertThat(registry.get("cdc.connector.events.published").tag("table", "shop.item").counter().count()).isEqualTo(2);
+    }
+
+    @Test
+    void heartbeatIsHandedToKafkaOnlyAfterEveryEarlierChangeOfTheBatchIsAcknowledged() throws Exception {
+        ManualProducer producer = new ManualProducer();
+        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer("test-connector"),
+                metrics, "cdc", Clock.systemUTC(),
+                new dev.cdccache.connector.heartbeat.HeartbeatRecords("cdc.cdc_meta.heartbeat", "test-connector"),
+                new dev.cdccache.connector.oversize.OversizedEvents(1024 * 1024, registry));
+        RecordingCommitter committer = new RecordingCommitter();
+
+        CompletableFuture<Void> batch = CompletableFuture.runAsync(() -> {
+            try {
+                publisher.handleBatch(List.of(insert(1), insert(2), heartbeat("test-connector"), insert(3)), committer);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> producer.history().size() == 2);
+        assertThat(producer.completeNext()).isTrue();
+        Thread.sleep(200); // give a wrong implementation the time to send the heartbeat anyway
+        assertThat(producer.history()).as("change 2 not acknowledged yet: no heartbeat").hasSize(2);
+
+        assertThat(producer.completeNext()).isTrue();
+        await().atMost(Duration.ofSeconds(5)).until(() -> producer.history().size() == 4);
+        assertThat(producer.history().get(2).topic()).isEqualTo("cdc.cdc_meta.heartbeat");
+        producer.completeNext();
+        producer.completeNext();
+        batch.get();
+        // one source partition: the last record's position stands for the batch
+        assertThat(committer.calls).containsExactly("processed:cdc.shop.item:3", "batchFinished");
+    }
+
+    @Test
+    void otherConnectorsHeartbeatRowsAreMarkedButNotPublished() throws Exception {
+        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer("test-connector"),
+                metrics, "cdc", Clock.systemUTC(),
+                new dev.cdccache.connector.heartbeat.HeartbeatRecords("cdc.cdc_meta.heartbeat", "test-connector"),
+                new dev.cdccache.connector.oversize.OversizedEvents(1024 * 1024, registry));
+        RecordingCommitter committer = new RecordingCommitter();
+
+        publisher.handleBatch(List.of(heartbeat("other-connector"), heartbeat("test-connector")), committer);
+
+        assertThat(producer.history()).hasSize(1);
+        assertThat(new String(producer.history().get(0).key(), StandardCharsets.UTF_8)).isEqualTo("{\"id\":\"test-connector\"}");
+        assertThat(new String(producer.history().get(0).headers().lastHeader("cdc-connector").value(), StandardCharsets.UTF_8))
+                .isEqualTo("test-connector");
+        assertThat(committer.calls).containsExactly("processed:cdc.cdc_meta.heartbeat:test-connector", "batchFinished");
     }
 
     @Test
     void rejectedEventLeavesTheWholeBatchUnmarked() throws Exception {
         ManualProducer producer = new ManualProducer();
-        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer(), metrics,
+        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer("test-connector"), metrics,
                 "cdc", Clock.systemUTC());
         RecordingCommitter committer = new RecordingCommitter();
 
@@ -136,7 +194,7 @@ class KafkaChangePublisherTest {
     @Test
     void keyIsThePrimaryKeyAsJsonAndTheTopicIsTheRecordsTopic() throws Exception {
         MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
-        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer(), metrics,
+        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer("test-connector"), metrics,
                 "cdc", Clock.systemUTC());
         publisher.handleBatch(List.of(insert(42)), new RecordingCommitter());
 
@@ -151,7 +209,7 @@ class KafkaChangePublisherTest {
     @Test
     void tombstoneTravelsAsANullValue() throws Exception {
         MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
-        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer(), metrics,
+        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer("test-connector"), metrics,
                 "cdc", Clock.systemUTC());
         SourceRecord tombstone = new SourceRecord(Map.of(), Map.of("pos", 9), "cdc.shop.item", null,
                 KEY, new Struct(KEY).put("id", 7L), null, null);
@@ -164,7 +222,7 @@ class KafkaChangePublisherTest {
     @Test
     void debeziumHeartbeatRecordsAreMarkedButNotPublished() throws Exception {
         MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
-        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer(), metrics,
+        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer("test-connector"), metrics,
                 "cdc", Clock.systemUTC());
         SourceRecord heartbeat = new SourceRecord(Map.of(), Map.of("pos", 10), "__debezium-heartbeat.cdc", null,
                 KEY, new Struct(KEY).put("id", 0L), null, null);
@@ -173,5 +231,46 @@ class KafkaChangePublisherTest {
 
         assertThat(producer.history()).isEmpty();
         assertThat(committer.calls).containsExactly("processed:__debezium-heartbeat.cdc:0", "batchFinished");
+    }
+
+    /** Like the engine's committer: the latest offset marked per source partition is what gets stored. */
+    private static final class OffsetKeepingCommitter extends RecordingCommitter {
+        final Map<Map<String, ?>, Map<String, ?>> offsets = new java.util.HashMap<>();
+
+        @Override
+        public void markProcessed(RecordChangeEvent<SourceRecord> record) {
+            super.markProcessed(record);
+            offsets.put(record.record().sourcePartition(), record.record().sourceOffset());
+        }
+    }
+
+    private static RecordChangeEvent<SourceRecord> change(String server, long position) {
+        SourceRecord record = new SourceRecord(Map.of("server", server), Map.of("pos", position), "cdc.shop.item", null,
+                KEY, new Struct(KEY).put("id", position), VALUE, new Struct(VALUE)
+                        .put("after", new Struct(VALUE.field("after").schema()).put("id", position))
+                        .put("source", new Struct(SOURCE).put("ts_ms", 1_000L)).put("op", "u"));
+        return () -> record;
+    }
+
+    @Test
+    void markingTheEndOfEachPartitionRunStoresTheSameOffsetsAsMarkingEveryRecord() throws Exception {
+        // interleaved source partitions (the binlog connectors have one; the rule must not depend on that)
+        List<RecordChangeEvent<SourceRecord>> batch = List.of(change("a", 1), change("a", 2), change("b", 3),
+                change("a", 4), change("a", 5), change("b", 6), change("b", 7));
+        OffsetKeepingCommitter everyRecord = new OffsetKeepingCommitter();
+        for (RecordChangeEvent<SourceRecord> record : batch) {
+            everyRecord.markProcessed(record);
+        }
+        OffsetKeepingCommitter publisherMarks = new OffsetKeepingCommitter();
+        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        new KafkaChangePublisher(() -> producer, new ChangeEventSerializer("test-connector"), metrics, "cdc", Clock.systemUTC())
+                .handleBatch(batch, publisherMarks);
+
+        assertThat(publisherMarks.offsets).isEqualTo(everyRecord.offsets)
+                .isEqualTo(Map.of(Map.of("server", "a"), Map.of("pos", 5L), Map.of("server", "b"), Map.of("pos", 7L)));
+        // in binlog order, and only where a partition's run ends
+        assertThat(publisherMarks.calls).containsExactly("processed:cdc.shop.item:2", "processed:cdc.shop.item:3",
+                "processed:cdc.shop.item:5", "processed:cdc.shop.item:7", "batchFinished");
+        assertThat(producer.history()).hasSize(batch.size());
     }
 }

@@ -30,7 +30,7 @@ public final class ChangeTopicRecorder implements AutoCloseable {
 
     /** One consumed change record; {@code value} is null for a tombstone. */
     public record Change(String topic, int partition, long offset, String key, JsonNode keyJson, JsonNode value,
-            long receivedNanos) {
+            long receivedNanos, Map<String, String> headers) {
         public boolean isTombstone() {
             return value == null;
         }
@@ -77,13 +77,19 @@ public final class ChangeTopicRecorder implements AutoCloseable {
                     String key = r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8);
                     changes.add(new Change(r.topic(), r.partition(), r.offset(), key,
                             key == null ? null : JSON.readTree(key),
-                            r.value() == null ? null : JSON.readTree(r.value()), now));
+                            r.value() == null ? null : JSON.readTree(r.value()), now, headers(r)));
                 }
                 Map<TopicPartition, Long> p = new java.util.HashMap<>();
                 partitions.forEach(tp -> p.put(tp, consumer.position(tp)));
                 positions = p;
             }
         }
+    }
+
+    private static Map<String, String> headers(ConsumerRecord<byte[], byte[]> record) {
+        Map<String, String> headers = new java.util.LinkedHashMap<>();
+        record.headers().forEach(h -> headers.put(h.key(), h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8)));
+        return headers;
     }
 
     /** Everything consumed so far, in arrival order. */

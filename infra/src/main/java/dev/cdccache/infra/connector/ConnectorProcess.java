@@ -1,6 +1,7 @@
 package dev.cdccache.infra.connector;
 
 import dev.cdccache.infra.LocalStack;
+import dev.cdccache.infra.kafka.KafkaBroker;
 import dev.cdccache.infra.process.FreePorts;
 import dev.cdccache.infra.process.JavaProcess;
 import java.nio.file.Files;
@@ -71,6 +72,7 @@ public final class ConnectorProcess implements AutoCloseable {
                 .jar(spec.execJar)
                 .logFile(logFile)
                 .env("CDC_CONNECTOR_DATABASE_PASSWORD", spec.stack.mariaDb().connectorPassword());
+        spec.env.forEach(builder::env);
         spec.jvmArgs.forEach(builder::jvmArg);
         arguments().forEach(builder::arg);
         process = builder.start();
@@ -155,7 +157,8 @@ public final class ConnectorProcess implements AutoCloseable {
         settings.put("cdc.connector.database.host", spec.stack.mariaDb().host());
         settings.put("cdc.connector.database.port", Integer.toString(spec.stack.mariaDb().port()));
         settings.put("cdc.connector.database.user", spec.stack.mariaDb().connectorUser());
-        settings.put("cdc.connector.kafka.bootstrap-servers", spec.stack.kafka().bootstrapServers());
+        settings.put("cdc.connector.kafka.bootstrap-servers",
+                (spec.kafka != null ? spec.kafka : spec.stack.kafka()).bootstrapServers());
         settings.put("cdc.connector.topic-prefix", spec.topicPrefix);
         for (int i = 0; i < spec.tables.size(); i++) {
             settings.put("cdc.connector.tables[" + i + "]", spec.tables.get(i));
@@ -174,6 +177,8 @@ public final class ConnectorProcess implements AutoCloseable {
         private String topicPrefix = "cdc";
         private String name = "cdc-connector";
         private final Map<String, String> properties = new LinkedHashMap<>();
+        private final Map<String, String> env = new LinkedHashMap<>();
+        private KafkaBroker kafka;
         private final List<String> jvmArgs = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
         private Path logFile;
 
@@ -203,6 +208,22 @@ public final class ConnectorProcess implements AutoCloseable {
         /** Any Spring property, e.g. {@code cdc.connector.topic-partitions}; overrides the defaults above. */
         public Builder property(String key, String value) {
             properties.put(key, value);
+            return this;
+        }
+
+        /**
+         * An environment variable of the connector process: the way secrets travel (Spring binds
+         * {@code CDC_CONNECTOR_KAFKA_SECURITY_SASL_PASSWORD} to {@code cdc.connector.kafka.security.sasl.password}),
+         * so they appear neither on the command line nor in {@code sun.java.command}.
+         */
+        public Builder env(String key, String value) {
+            env.put(key, value);
+            return this;
+        }
+
+        /** Another broker than the stack's (e.g. one requiring SCRAM); its security settings are the caller's. */
+        public Builder kafka(KafkaBroker kafka) {
+            this.kafka = kafka;
             return this;
         }
 

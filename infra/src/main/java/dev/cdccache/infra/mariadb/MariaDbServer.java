@@ -33,7 +33,10 @@ public final class MariaDbServer implements AutoCloseable {
 
     /** Database that holds the connector's heartbeat table. */
     public static final String META_DATABASE = "cdc_meta";
-    /** The connector's heartbeat table, written by Debezium's heartbeat action query. */
+    /**
+     * The connectors' heartbeat table: one row per connector (id = its name, ts, epoch, tables), as in
+     * {@code infra/docker/mysql-init/01-cdc-cache.sql}.
+     */
     public static final String HEARTBEAT_TABLE = META_DATABASE + ".heartbeat";
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
@@ -83,6 +86,7 @@ public final class MariaDbServer implements AutoCloseable {
                 baseDir.resolve("mariadbd.log"));
         process.awaitCondition("a connection as " + adminUser + " on port " + port, START_TIMEOUT,
                 this::answers);
+        migrateHeartbeatTable();
         return this;
     }
 
@@ -185,6 +189,27 @@ public final class MariaDbServer implements AutoCloseable {
         }
     }
 
+    /**
+     * A data directory kept from before one row per connector has the heartbeat table {@code (id TINYINT, ts)}:
+     * migrate it to the contract's shape and drop the legacy row, which no connector writes any more. Only when
+     * needed: the ALTER goes to the binlog, where running connectors read it as DDL.
+     */
+    private void migrateHeartbeatTable() {
+        try (Connection connection = adminConnection(null); Statement statement = connection.createStatement();
+                java.sql.ResultSet rs = statement.executeQuery("SELECT COUNT(*) FROM information_schema.COLUMNS"
+                        + " WHERE TABLE_SCHEMA = '" + META_DATABASE + "' AND TABLE_NAME = 'heartbeat' AND COLUMN_NAME = 'epoch'")) {
+            rs.next();
+            if (rs.getInt(1) > 0) {
+                return;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not inspect " + HEARTBEAT_TABLE + " on port " + port + ": " + e.getMessage(), e);
+        }
+        execute(null, "ALTER TABLE " + HEARTBEAT_TABLE + " MODIFY id VARCHAR(190) NOT NULL, ADD COLUMN epoch VARCHAR(64) NOT NULL,"
+                        + " ADD COLUMN tables TEXT NOT NULL",
+                "DELETE FROM " + HEARTBEAT_TABLE + " WHERE epoch = ''");
+    }
+
     private boolean answers() {
         try (Connection connection = adminConnection(null)) {
             return connection.isValid(2);
@@ -262,7 +287,8 @@ public final class MariaDbServer implements AutoCloseable {
                 "CREATE USER IF NOT EXISTS '" + appUser + "'@'%' IDENTIFIED BY '" + appPassword + "';",
                 "CREATE DATABASE IF NOT EXISTS " + META_DATABASE + ";",
                 "CREATE TABLE IF NOT EXISTS " + HEARTBEAT_TABLE
-                        + " (id TINYINT NOT NULL PRIMARY KEY, ts DATETIME(6) NOT NULL) ENGINE=InnoDB;",
+                        + " (id VARCHAR(190) NOT NULL PRIMARY KEY, ts DATETIME(6) NOT NULL, epoch VARCHAR(64) NOT NULL,"
+                        + " tables TEXT NOT NULL) ENGINE=InnoDB;",
                 "GRANT INSERT, UPDATE ON " + HEARTBEAT_TABLE + " TO '" + connectorUser + "'@'%';",
                 "FLUSH PRIVILEGES;",
                 "");

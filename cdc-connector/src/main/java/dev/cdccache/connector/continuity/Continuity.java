@@ -1,0 +1,57 @@
+package dev.cdccache.connector.continuity;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * What the connector could prove about its position at start: the epoch it publishes in its heartbeat row, and
+ * why that epoch was kept or replaced. Immutable.
+ *
+ * @param epoch the continuity epoch (CONTRACT.md, "Epoch"); clients drop what they cannot prove when it changes
+ * @param verdict why the epoch is what it is
+ * @param message what happened, for logs and health
+ * @param action what the operator should do, empty when nothing
+ * @param decidedAt when the verdict was reached
+ */
+public record Continuity(String epoch, Verdict verdict, String message, String action, Instant decidedAt) {
+
+    public Continuity {
+        Objects.requireNonNull(epoch, "epoch");
+        Objects.requireNonNull(verdict, "verdict");
+        Objects.requireNonNull(message, "message");
+        Objects.requireNonNull(action, "action");
+        Objects.requireNonNull(decidedAt, "decidedAt");
+    }
+
+    /** Whether the stream may have a gap behind it (the epoch was replaced for a reason other than a first start). */
+    public boolean gap() {
+        return verdict.gap();
+    }
+
+    /** The possible outcomes of the start-up check. */
+    public enum Verdict {
+        /** Stored offsets found, their binlog position still on the server: the epoch is kept. */
+        RESUMED(false),
+        /** No offsets and no trace of an earlier run of this connector: a new epoch, nothing was missed. */
+        FIRST_START(false),
+        /** Stored offsets found but the heartbeat row with the epoch is gone: a new epoch to be safe. */
+        EPOCH_UNKNOWN(false),
+        /** No stored offsets, but this connector's heartbeat row shows it ran before: its offsets were lost. */
+        OFFSETS_LOST(true),
+        /** No stored offsets under this name, but another connector's row covered the same tables: a rename. */
+        RENAMED(true),
+        /** The stored binlog position was purged from the server: the changes in between cannot be read. */
+        POSITION_PURGED(true);
+
+        private final boolean gap;
+
+        Verdict(boolean gap) {
+            this.gap = gap;
+        }
+
+        /** Whether changes may have been missed. */
+        public boolean gap() {
+            return gap;
+        }
+    }
+}

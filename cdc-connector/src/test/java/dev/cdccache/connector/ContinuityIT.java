@@ -1,0 +1,270 @@
+package dev.cdccache.connector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
+
+import dev.cdccache.connector.startup.StartupCheckException;
+import dev.cdccache.connector.testing.ChangeTopicRecorder;
+import dev.cdccache.connector.testing.ChangeTopicRecorder.Change;
+import dev.cdccache.connector.testing.InProcessConnector;
+import dev.cdccache.infra.LocalStack;
+import dev.cdccache.infra.junit.LocalStackExtension;
+import dev.cdccache.infra.mariadb.MariaDbServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * CONTRACT.md, "Epoch", for real: a MariaDB of its own (binlogs are purged here), the shared Kafka broker, the
+ * connector restarted in the situations where it can or cannot prove that it resumes where it stopped. Clients see
+ * a new epoch in the heartbeat exactly when changes may have been missed; log and health say what happened.
+ */
+@ExtendWith({LocalStackExtension.class, OutputCaptureExtension.class})
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ContinuityIT {
+
+    private static final String NAME = "continuity-a";
+    private static final String DB = "continuity_db";
+    private static final String PREFIX = "cont";
+    private static final String ITEM_TOPIC = PREFIX + "." + DB + ".item";
+    private static final String BEAT_TOPIC = PREFIX + "." + MariaDbServer.HEARTBEAT_TABLE;
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private static LocalStack stack;
+    private static MariaDbServer db;
+    private static ChangeTopicRecorder recorder;
+    private static InProcessConnector connector;
+    private static long started;
+    private static long nextId = 1;
+
+    @BeforeAll
+    static void start(LocalStack localStack) {
+        started = System.nanoTime();
+        stack = localStack;
+        db = MariaDbServer.builder(Path.of("target", "continuity-db-" + ProcessHandle.current().pid())).build().start();
+        db.createDatabase(DB);
+        db.execute(DB, "CREATE TABLE item (id BIGINT PRIMARY KEY, name VARCHAR(64))");
+        connector = InProcessConnector.start(settings(NAME));
+        recorder = new ChangeTopicRecorder(stack.kafka().bootstrapServers(), List.of(ITEM_TOPIC, BEAT_TOPIC));
+    }
+
+    @AfterEach
+    void closeConnector() {
+        // every test leaves the connector stopped; the next one starts it in its situation
+        if (connector != null) {
+            connector.close();
+            connector = null;
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        if (recorder != null) {
+            recorder.close();
+        }
+        if (db != null) {
+            db.close();
+        }
+        System.out.printf("ContinuityIT: %d ms in all%n", (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /** Starts the connector (stopping one left running, when a test runs alone). */
+    private static void startConnector(String name) {
+        if (connector != null) {
+            connector.close();
+        }
+        connector = InProcessConnector.start(settings(name));
+    }
+
+    private static Map<String, String> settings(String name) {
+        Map<String, String> settings = new LinkedHashMap<>(InProcessConnector.settings(stack, name, PREFIX, List.of(DB + ".item")));
+        settings.put("cdc.connector.database.port", Integer.toString(db.port()));
+        settings.put("cdc.connector.database.user", db.connectorUser());
+        settings.put("cdc.connector.database.password", db.connectorPassword());
+        return settings;
+    }
+
+    @Test
+    @Order(1)
+    void restartWithItsOffsetsKeepsTheEpochAndDeliversWhatWasCommittedWhileDown() throws Exception {
+        String epoch = epochOf(NAME);
+        awaitHeartbeatWithEpoch(NAME, epoch);
+        connector.close();
+        long id = insert(); // while the connector is down
+
+        startConnector(NAME);
+
+        assertThat(epochOf(NAME)).isEqualTo(epoch);
+        assertThat(continuityHealth().path("details").path("verdict").asString()).isEqualTo("RESUMED");
+        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+    }
+
+    @Test
+    @Order(2)
+    void binlogPurgedWhileDownStartsANewEpochAtTheCurrentPositionAndSaysWhatHappened(CapturedOutput output) throws Exception {
+        startConnector(NAME);
+        String before = epochOf(NAME);
+        connector.close();
+        insert(); // lost to CDC: its binlog file is purged below
+        purgeBinlogs();
+
+        startConnector(NAME);
+
+        String after = epochOf(NAME);
+        assertThat(after).isNotEqualTo(before);
+        awaitHeartbeatWithEpoch(NAME, after); // what makes every client drop what it cannot prove
+        JsonNode health = continuityHealth();
+        assertThat(health.path("status").asString()).isEqualTo("UP");
+        assertThat(health.path("details").path("verdict").asString()).isEqualTo("POSITION_PURGED");
+        assertThat(health.path("details").path("gap").asBoolean()).isTrue();
+        assertThat(health.path("details").path("message").asString()).contains("no longer on the server", "purged");
+        assertThat(health.path("details").path("action").asString()).contains("binlog_expire_logs_seconds");
+        assertThat(output.getOut()).contains("Continuity gap: The binlog position connector 'continuity-a' stopped at");
+        long id = insert();
+        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+    }
+
+    @Test
+    @Order(3)
+    void binlogPurgedWithPolicyFailStopsStartUpWithTheRemedy() throws Exception {
+        startConnector(NAME);
+        awaitHeartbeatWithEpoch(NAME, epochOf(NAME));
+        connector.close();
+        insert();
+        purgeBinlogs();
+        Map<String, String> settings = settings(NAME);
+        settings.put("cdc.connector.continuity.on-lost-position", "fail");
+
+        Throwable failure = catchThrowable(() -> InProcessConnector.run(settings).close());
+
+        Throwable cause = failure;
+        while (cause != null && !(cause instanceof StartupCheckException)) {
+            cause = cause.getCause();
+        }
+        assertThat(cause).as("a StartupCheckException in %s", failure).isInstanceOf(StartupCheckException.class);
+        assertThat(cause.getMessage()).contains("connector 'continuity-a' stopped at").contains("is no longer on the server");
+        assertThat(((StartupCheckException) cause).fix()).contains("cdc.connector.continuity.on-lost-position=new-epoch");
+    }
+
+    @Test
+    @Order(4)
+    void lostOffsetsStartANewEpochAndSaySo(CapturedOutput output) throws Exception {
+        startConnector(NAME); // recovers from test 3's purge under a new epoch
+        String before = epochOf(NAME);
+        connector.close();
+        try (Admin admin = stack.kafka().admin()) {
+            admin.deleteTopics(List.of(NAME + ".offsets")).all().get();
+            await().atMost(WAIT).until(() -> !admin.listTopics().names().get().contains(NAME + ".offsets"));
+        }
+
+        startConnector(NAME);
+
+        String after = epochOf(NAME);
+        assertThat(after).isNotEqualTo(before);
+        awaitHeartbeatWithEpoch(NAME, after);
+        JsonNode details = continuityHealth().path("details");
+        assertThat(details.path("verdict").asString()).isEqualTo("OFFSETS_LOST");
+        assertThat(details.path("message").asString()).contains("its offsets were lost");
+        assertThat(output.getOut()).contains("Continuity gap: Connector 'continuity-a' ran before");
+    }
+
+    @Test
+    @Order(5)
+    void renamedConnectorStartsANewEpochAndNamesTheOldName() throws Exception {
+        awaitHeartbeatWithEpoch(NAME, epochOf(NAME)); // the old name's row exists
+
+        startConnector("continuity-renamed");
+
+        JsonNode details = continuityHealth().path("details");
+        assertThat(details.path("verdict").asString()).isEqualTo("RENAMED");
+        assertThat(details.path("message").asString()).contains("'continuity-a'");
+        assertThat(details.path("action").asString()).contains("DELETE FROM cdc_meta.heartbeat WHERE id = '<old name>'");
+        awaitHeartbeatWithEpoch("continuity-renamed", epochOf("continuity-renamed"));
+    }
+
+    private static long insert() {
+        long id = nextId++;
+        db.execute(DB, "INSERT INTO item VALUES (" + id + ", 'row " + id + "')");
+        return id;
+    }
+
+    private static boolean isInsert(Change c, long id) {
+        return c.value() != null && "c".equals(c.op()) && c.value().path("after").path("id").asLong() == id;
+    }
+
+    /** Rotates the binlog and purges every earlier file: the position the stopped connector stored is gone. */
+    private static void purgeBinlogs() throws Exception {
+        try (Connection c = db.adminConnection(null); Statement s = c.createStatement()) {
+            // the server keeps a file a replication connection still reads: wait until the stopped one is gone
+            await().atMost(WAIT).until(() -> {
+                try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")) {
+                    rs.next();
+                    return rs.getInt(1) == 0;
+                }
+            });
+            s.execute("FLUSH BINARY LOGS");
+            String current;
+            try (ResultSet rs = s.executeQuery("SHOW MASTER STATUS")) {
+                rs.next();
+                current = rs.getString(1);
+            }
+            // the previous file is kept until InnoDB's next binlog checkpoint (crash recovery may need it): retry
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> {
+                s.execute("PURGE BINARY LOGS TO '" + current + "'");
+                try (ResultSet rs = s.executeQuery("SHOW BINARY LOGS")) {
+                    rs.next();
+                    return rs.getString(1).equals(current);
+                }
+            });
+        }
+    }
+
+    private static String epochOf(String name) throws Exception {
+        try (Connection c = db.adminConnection(null);
+                PreparedStatement s = c.prepareStatement("SELECT epoch FROM " + MariaDbServer.HEARTBEAT_TABLE + " WHERE id = ?")) {
+            s.setString(1, name);
+            try (ResultSet rs = s.executeQuery()) {
+                assertThat(rs.next()).as("heartbeat row of %s", name).isTrue();
+                return rs.getString(1);
+            }
+        }
+    }
+
+    private static void awaitHeartbeatWithEpoch(String name, String epoch) {
+        recorder.await(BEAT_TOPIC, c -> c.value() != null && name.equals(c.value().path("after").path("id").asString())
+                && epoch.equals(c.value().path("after").path("epoch").asString())
+                && name.equals(c.headers().get("cdc-connector")), 1, WAIT);
+    }
+
+    private static JsonNode continuityHealth() throws Exception {
+        HttpResponse<String> health = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create(connector.baseUrl() + "/actuator/health")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return JSON.readTree(health.body()).path("components").path("continuity");
+    }
+}

@@ -31,6 +31,7 @@ public final class CacheDefinition {
     private final boolean cacheNulls;
     private final double refreshAhead;
     private final Function<List<Object>, Object> compositeKeyFactory;
+    private final KeyNormalization keyNormalization;
 
     private CacheDefinition(Builder b) {
         this.name = b.name;
@@ -46,6 +47,7 @@ public final class CacheDefinition {
         this.cacheNulls = b.cacheNulls;
         this.refreshAhead = b.refreshAhead;
         this.compositeKeyFactory = b.compositeKeyFactory;
+        this.keyNormalization = b.keyNormalization;
     }
 
     public static Builder builder(String name) {
@@ -88,6 +90,14 @@ public final class CacheDefinition {
         return compositeKeyFactory;
     }
 
+    /**
+     * How text keys are normalised, on lookups and on keys derived from events alike (e.g. lower-cased for a
+     * column with a case-insensitive collation); {@link KeyNormalization#NONE} by default.
+     */
+    public KeyNormalization keyNormalization() {
+        return keyNormalization;
+    }
+
     /** The setting path of source {@code index} for error messages. */
     String sourceSetting(int index) {
         return shortForm ? "caches." + name : "caches." + name + ".sources[" + index + "]";
@@ -115,6 +125,7 @@ public final class CacheDefinition {
         private boolean cacheNulls = true;
         private double refreshAhead;
         private Function<List<Object>, Object> compositeKeyFactory = dev.cdccache.client.keymapping.CompositeKey::of;
+        private KeyNormalization keyNormalization = KeyNormalization.NONE;
 
         private Builder(String name) {
             this.name = name;
@@ -177,6 +188,15 @@ public final class CacheDefinition {
         /** How a key of several columns is built from the converted column values (in key order). */
         public Builder compositeKeyFactory(Function<List<Object>, Object> factory) {
             this.compositeKeyFactory = factory;
+            return this;
+        }
+
+        /**
+         * Normalises text keys on lookups and on keys derived from events, so that keys equal under the column's
+         * collation are equal in the cache (see {@link KeyNormalization}). Single-column text keys only.
+         */
+        public Builder keyNormalization(KeyNormalization keyNormalization) {
+            this.keyNormalization = keyNormalization;
             return this;
         }
 

@@ -2,12 +2,15 @@ package dev.cdccache.client;
 
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.cdccache.client.cache.CaffeineInvalidatingCache;
+import dev.cdccache.client.cache.KeyNormalizingCache;
 import dev.cdccache.client.consuming.ChangeConsumer;
 import dev.cdccache.client.eviction.CacheBinding;
 import dev.cdccache.client.eviction.EvictionRouter;
 import dev.cdccache.client.keymapping.KeyMapper;
 import dev.cdccache.client.metrics.BadInputLog;
 import dev.cdccache.client.metrics.ClientMetrics;
+import dev.cdccache.client.staleness.CacheFreshness;
+import dev.cdccache.client.staleness.FreshnessProblem;
 import dev.cdccache.client.staleness.StalenessGuard;
 import dev.cdccache.client.staleness.StalenessStatus;
 import java.time.Duration;
@@ -62,7 +65,11 @@ public final class InvalidationClient implements AutoCloseable {
     private final StalenessGuard guard;
     private final ClientMetrics metrics;
     private final Map<String, CaffeineInvalidatingCache<Object, Object>> caches;
+    /** What applications get: the caches, with key normalisation where configured. */
+    private final Map<String, InvalidatingCache<Object, Object>> views;
     private final EvictionRouter router;
+    private final Map<String, StalenessGuard> cacheGuards;
+    private final List<CacheFreshness> freshness;
     private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory;
     private final CountDownLatch readyLatch = new CountDownLatch(1);
     private final Object lifecycle = new Object();
@@ -86,18 +93,29 @@ public final class InvalidationClient implements AutoCloseable {
         this.config = config;
         this.consumerFactory = consumerFactory;
         this.instanceId = config.clientId() + "-" + INSTANCES.incrementAndGet();
-        this.guard = new StalenessGuard(config.clock(), config.maxStaleness(), config.stalenessPolicy(),
-                config.heartbeatRequired(), config.stalenessCheck(), config.stalenessCheckSlack());
-        this.metrics = new ClientMetrics(config.meterRegistry(), instanceId, guard);
+        this.guard = newGuard(config);
+        this.metrics = new ClientMetrics(config.meterRegistry(), instanceId, guard, config.commitLagByTable());
         Map<String, CaffeineInvalidatingCache<Object, Object>> built = new LinkedHashMap<>();
         Map<String, List<CacheBinding>> bindings = new HashMap<>();
+        List<CacheFreshness> freshness = new ArrayList<>();
+        Map<String, StalenessGuard> guards = new LinkedHashMap<>();
         for (CacheDefinition definition : config.caches()) {
-            CaffeineInvalidatingCache<Object, Object> cache = buildCache(definition);
+            // Each cache has its own guard: its freshness rests on its own tables only (see CacheFreshness).
+            StalenessGuard cacheGuard = newGuard(config);
+            CaffeineInvalidatingCache<Object, Object> cache = buildCache(definition, cacheGuard);
             built.put(definition.name(), cache);
+            guards.put(definition.name(), cacheGuard);
             metrics.bindCache(definition.name(), cache.caffeine());
+            metrics.bindCacheFreshness(definition.name(), cacheGuard);
+            List<CacheFreshness.Source> sources = new ArrayList<>();
+            for (SourceDefinition source : definition.sources()) {
+                sources.add(new CacheFreshness.Source(source.table(), source.topic(config.topicPrefix())));
+            }
+            freshness.add(new CacheFreshness(definition.name(), cacheGuard, sources, cache::invalidateAll));
             for (SourceDefinition source : definition.sources()) {
                 KeyMapper mapper = source.evictAll() ? null
-                        : new KeyMapper(source.keyColumns(), definition.keyType(), definition.compositeKeyFactory());
+                        : new KeyMapper(source.keyColumns(), definition.keyType(), definition.compositeKeyFactory(),
+                                definition.keyNormalization());
                 bindings.computeIfAbsent(source.topic(config.topicPrefix()), t -> new ArrayList<>())
                         .add(new CacheBinding(cache, source.table(), mapper));
             }
@@ -107,10 +125,24 @@ public final class InvalidationClient implements AutoCloseable {
                     "'" + config.heartbeatTopic() + "' is also the topic of a cache's table; choose another");
         }
         this.caches = Collections.unmodifiableMap(built);
+        this.cacheGuards = Collections.unmodifiableMap(guards);
+        this.freshness = List.copyOf(freshness);
+        Map<String, InvalidatingCache<Object, Object>> exposed = new LinkedHashMap<>();
+        for (CacheDefinition definition : config.caches()) {
+            CaffeineInvalidatingCache<Object, Object> cache = built.get(definition.name());
+            exposed.put(definition.name(), definition.keyNormalization() == KeyNormalization.NONE ? cache
+                    : new KeyNormalizingCache<>(cache, definition.keyNormalization()));
+        }
+        this.views = Collections.unmodifiableMap(exposed);
         this.router = new EvictionRouter(bindings, metrics, new BadInputLog(config.clock()));
     }
 
-    private CaffeineInvalidatingCache<Object, Object> buildCache(CacheDefinition definition) {
+    private static StalenessGuard newGuard(InvalidationClientConfig config) {
+        return new StalenessGuard(config.clock(), config.maxStaleness(), config.stalenessPolicy(),
+                config.heartbeatRequired(), config.stalenessCheck(), config.stalenessCheckSlack());
+    }
+
+    private CaffeineInvalidatingCache<Object, Object> buildCache(CacheDefinition definition, StalenessGuard guard) {
         // Statistics are always recorded, by the cache itself (see CaffeineInvalidatingCache).
         Caffeine<Object, Object> caffeine = Caffeine.from(withoutRecordStats(definition.spec()));
         long refreshAfter = 0;
@@ -144,14 +176,15 @@ public final class InvalidationClient implements AutoCloseable {
                     t.setDaemon(true);
                     return t;
                 });
-                guard.tick();
+                tickAll();
                 long interval = guard.tickInterval().toMillis();
                 stalenessTicker.scheduleAtFixedRate(this::tickSafely, interval, interval, TimeUnit.MILLISECONDS);
             }
             changeConsumer = new ChangeConsumer(consumerFactory.apply(consumerProperties()), router,
-                    config.heartbeatTopic(), guard, metrics, new BadInputLog(config.clock()), config.listeners(),
-                    this::becomeReady, config.clock(), config.pollTimeout(), config.positionCheckInterval(),
-                    config.maxMessageBytes(), config.requireTopics());
+                    config.heartbeatTopic(), guard, freshness, metrics, new BadInputLog(config.clock()),
+                    config.listeners(), this::becomeReady, config.clock(), config.pollTimeout(),
+                    config.positionCheckInterval(), config.maxMessageBytes(), config.requireTopics(),
+                    config.heartbeatRequired());
             consumerThread = new Thread(changeConsumer, instanceId + "-consumer");
             consumerThread.setDaemon(true);
             consumerThread.start();
@@ -160,9 +193,14 @@ public final class InvalidationClient implements AutoCloseable {
         }
     }
 
+    private void tickAll() {
+        guard.tick();
+        cacheGuards.values().forEach(StalenessGuard::tick);
+    }
+
     private void tickSafely() {
         try {
-            guard.tick();
+            tickAll();
         } catch (RuntimeException e) {
             // Keep the schedule: an exception escaping would cancel it and freeze the threshold.
             LOG.error("Staleness check of {} failed", instanceId, e);
@@ -170,7 +208,8 @@ public final class InvalidationClient implements AutoCloseable {
     }
 
     private Map<String, Object> consumerProperties() {
-        Map<String, Object> props = new HashMap<>(config.kafkaProperties());
+        Map<String, Object> props = new HashMap<>(config.kafkaSecurity().clientProperties());
+        props.putAll(config.kafkaProperties());
         // Broadcast: every instance reads every partition itself, so no group, no commits, no rebalancing.
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
@@ -188,6 +227,7 @@ public final class InvalidationClient implements AutoCloseable {
 
     private void becomeReady() {
         guard.markReady();
+        cacheGuards.values().forEach(StalenessGuard::markReady);
         caches.values().forEach(CaffeineInvalidatingCache::startAccepting);
         readyLatch.countDown();
     }
@@ -227,7 +267,7 @@ public final class InvalidationClient implements AutoCloseable {
      */
     @SuppressWarnings("unchecked")
     public <K, V> InvalidatingCache<K, V> cache(String name) {
-        InvalidatingCache<?, ?> cache = caches.get(name);
+        InvalidatingCache<?, ?> cache = views.get(name);
         if (cache == null) {
             throw new IllegalArgumentException("No cache '" + name + "'; configured: " + caches.keySet());
         }
@@ -241,12 +281,36 @@ public final class InvalidationClient implements AutoCloseable {
 
     /** Every cache, in configuration order. */
     public Collection<InvalidatingCache<Object, Object>> caches() {
-        return Collections.unmodifiableCollection(caches.values());
+        return views.values();
     }
 
-    /** What the client can currently prove about its freshness (for health endpoints). */
+    /**
+     * What the client can currently prove about its freshness (for health endpoints): fresh only if every cache
+     * is; {@link StalenessStatus#problems()} lists what keeps caches from being proven (missing topics, tables no
+     * connector heartbeat covers, deleted topics, unavailable partitions, a failing consumer), and
+     * {@link StalenessStatus#misconfigured()} whether one of them is a configuration error.
+     */
     public StalenessStatus status() {
         return guard.status();
+    }
+
+    /**
+     * What the client can prove about one cache: its own watermark (the least proven of its tables) and the
+     * problems concerning it.
+     *
+     * @throws IllegalArgumentException if no such cache is configured
+     */
+    public StalenessStatus cacheStatus(String name) {
+        StalenessGuard cacheGuard = cacheGuards.get(name);
+        if (cacheGuard == null) {
+            throw new IllegalArgumentException("No cache '" + name + "'; configured: " + caches.keySet());
+        }
+        return cacheGuard.status();
+    }
+
+    /** Shorthand for {@code status().problems()}: what keeps caches from being proven fresh, empty if nothing. */
+    public List<FreshnessProblem> problems() {
+        return status().problems();
     }
 
     public InvalidationClientConfig config() {
@@ -279,6 +343,7 @@ public final class InvalidationClient implements AutoCloseable {
             if (stalenessTicker != null) {
                 stalenessTicker.shutdownNow();
                 guard.stopTicks();
+                cacheGuards.values().forEach(StalenessGuard::stopTicks);
             }
         }
         if (thread != null) {

@@ -43,11 +43,13 @@ public final class InvalidationClientConfig {
     private final Duration positionCheckInterval;
     private final String clientId;
     private final Map<String, Object> kafkaProperties;
+    private final KafkaSecurity kafkaSecurity;
     private final List<CacheDefinition> caches;
     private final MeterRegistry meterRegistry;
     private final LongSupplier clock;
     private final Executor refreshExecutor;
     private final List<InvalidationListener> listeners;
+    private final boolean commitLagByTable;
 
     private InvalidationClientConfig(Builder b) {
         this.bootstrapServers = b.bootstrapServers;
@@ -64,11 +66,13 @@ public final class InvalidationClientConfig {
         this.positionCheckInterval = b.positionCheckInterval;
         this.clientId = b.clientId;
         this.kafkaProperties = Map.copyOf(b.kafkaProperties);
+        this.kafkaSecurity = b.kafkaSecurity;
         this.caches = List.copyOf(b.caches);
         this.meterRegistry = b.meterRegistry;
         this.clock = b.clock;
         this.refreshExecutor = b.refreshExecutor;
         this.listeners = List.copyOf(b.listeners);
+        this.commitLagByTable = b.commitLagByTable;
     }
 
     public static Builder builder() {
@@ -119,7 +123,13 @@ public final class InvalidationClientConfig {
         return stalenessCheckSlack;
     }
 
-    /** Whether a subscribed topic that does not exist (yet) means "cannot prove freshness". */
+    /**
+     * Whether a bound topic that does not exist means its caches cannot be proven fresh (the default, since
+     * issue 14): a misspelled {@code topic-prefix} or table, or a table the connector does not capture, would
+     * otherwise look fresh forever while nothing invalidates it. Such topics are logged at WARN and reported as
+     * {@link dev.cdccache.client.staleness.FreshnessProblem.Kind#MISSING_TOPIC}. Set to {@code false} only for a
+     * connector that creates topics lazily on a table's first change (Kafka Connect without pre-created topics).
+     */
     public boolean requireTopics() {
         return requireTopics;
     }
@@ -146,6 +156,11 @@ public final class InvalidationClientConfig {
         return kafkaProperties;
     }
 
+    /** Authentication and encryption of the connection to Kafka; {@link KafkaSecurity#plaintext()} unless set. */
+    public KafkaSecurity kafkaSecurity() {
+        return kafkaSecurity;
+    }
+
     public List<CacheDefinition> caches() {
         return caches;
     }
@@ -168,6 +183,16 @@ public final class InvalidationClientConfig {
         return listeners;
     }
 
+    /**
+     * Whether to record {@code cdc.client.commit.lag} per table from each change's {@code source.ts_ms}; off
+     * unless set. That commit time has one-second resolution on MariaDB (millisecond on MySQL 8), so the
+     * lag to watch is {@code cdc.client.invalidation.lag}, measured from the heartbeat row's
+     * {@code DATETIME(6)}.
+     */
+    public boolean commitLagByTable() {
+        return commitLagByTable;
+    }
+
     /** Builder of an {@link InvalidationClientConfig}; not thread-safe. */
     public static final class Builder {
         private String bootstrapServers;
@@ -178,19 +203,27 @@ public final class InvalidationClientConfig {
         private StalenessPolicy stalenessPolicy = StalenessPolicy.BYPASS_CACHE;
         private StalenessCheck stalenessCheck = StalenessCheck.EVERY_HIT;
         private Duration stalenessCheckSlack;
-        private boolean requireTopics;
+        private boolean requireTopics = true;
         private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
         private Duration pollTimeout = Duration.ofMillis(100);
         private Duration positionCheckInterval = Duration.ofMillis(200);
         private String clientId = "cdc-invalidation";
         private final Map<String, Object> kafkaProperties = new LinkedHashMap<>();
+        private KafkaSecurity kafkaSecurity = KafkaSecurity.plaintext();
         private final List<CacheDefinition> caches = new ArrayList<>();
         private MeterRegistry meterRegistry;
         private LongSupplier clock = System::currentTimeMillis;
         private Executor refreshExecutor = ForkJoinPool.commonPool();
         private final List<InvalidationListener> listeners = new ArrayList<>();
+        private boolean commitLagByTable;
 
         private Builder() {
+        }
+
+        /** See {@link InvalidationClientConfig#commitLagByTable()}. */
+        public Builder commitLagByTable(boolean commitLagByTable) {
+            this.commitLagByTable = commitLagByTable;
+            return this;
         }
 
         public Builder bootstrapServers(String bootstrapServers) {
@@ -270,6 +303,12 @@ public final class InvalidationClientConfig {
             return this;
         }
 
+        /** How the client authenticates to Kafka and encrypts the connection (SASL/SCRAM, TLS). */
+        public Builder kafkaSecurity(KafkaSecurity security) {
+            this.kafkaSecurity = security;
+            return this;
+        }
+
         public Builder cache(CacheDefinition cache) {
             caches.add(cache);
             return this;
@@ -320,6 +359,11 @@ public final class InvalidationClientConfig {
                     "must be a positive duration, was " + positionCheckInterval);
             require(positionCheckInterval.compareTo(maxStaleness) < 0, "position-check-interval",
                     "must be shorter than max-staleness (" + maxStaleness + "), was " + positionCheckInterval);
+            require(kafkaSecurity != null, "kafka.security", "is required (KafkaSecurity.plaintext() for none)");
+            for (String key : kafkaSecurity.clientProperties().keySet()) {
+                require(!kafkaProperties.containsKey(key), "kafka.properties." + key,
+                        "is also set by kafka.security; keep one (the typed kafka.security settings are preferred)");
+            }
             require(clock != null, "clock", "is required");
             require(refreshExecutor != null, "refresh-executor", "is required");
             Set<String> names = new HashSet<>();
@@ -361,6 +405,15 @@ public final class InvalidationClientConfig {
                 }
                 require(source.topic() == null || TOPIC.matcher(source.topic()).matches(), s + ".topic",
                         "must be a Kafka topic name, was '" + source.topic() + "'");
+            }
+            require(cache.keyNormalization() != null, at + ".key-normalization", "must be none, lower-case or upper-case");
+            if (cache.keyNormalization() != KeyNormalization.NONE) {
+                require(cache.keyType() == KeyType.AUTO || cache.keyType() == KeyType.STRING, at + ".key-normalization",
+                        "applies to text keys, but key-type is " + cache.keyType().name().toLowerCase()
+                                + "; remove key-normalization or use key-type string");
+                require(cache.sources().stream().allMatch(source -> source.evictAll() || source.keyColumns().size() == 1),
+                        at + ".key-normalization", "applies to keys of one column; a composite key's text components"
+                                + " must be normalised by the application");
             }
             Set<Integer> arities = new HashSet<>();
             cache.sources().stream().filter(source -> !source.evictAll())

@@ -233,7 +233,7 @@ class InvalidationClientConsumingTest {
         produce(HEARTBEAT, "{\"before\":null,\"after\":{\"id\":1,\"ts\":" + written * 1000 + "},\"op\":\"u\"}");
         await().atMost(Duration.ofSeconds(5)).until(() -> client.status().watermarkMillis() == written);
         assertThat(client.status().fresh()).isTrue();
-        assertThat(registry.get("cdc.client.heartbeat.lag").timer().count()).isEqualTo(1);
+        assertThat(registry.get("cdc.client.invalidation.lag").timer().count()).isEqualTo(1);
 
         produce(HEARTBEAT, "{\"after\":{\"id\":1},\"op\":\"u\"}");
         await().atMost(Duration.ofSeconds(5)).until(() -> client.metrics().errorCount(ErrorReason.BAD_HEARTBEAT) == 1);

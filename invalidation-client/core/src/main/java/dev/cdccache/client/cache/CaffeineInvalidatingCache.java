@@ -55,14 +55,20 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     /** The counter behind {@code cache.stats()}. */
     private final StatsCounter stats = new ConcurrentStatsCounter();
     private final ConcurrentMap<K, CompletableFuture<V>> inFlight = new ConcurrentHashMap<>();
+    /** Refresh-ahead reloads in progress (never joined by misses, see {@link #refreshIfOld}). */
+    private final ConcurrentMap<K, RefreshMarker> refreshing = new ConcurrentHashMap<>();
     private final InvalidationGenerations generations = new InvalidationGenerations();
     /** {@link InvalidationSequence} values recorded by invalidations, for {@link #beginLoadAsOf}. */
     private final InvalidationSequenceMarks sequenceMarks = new InvalidationSequenceMarks();
     private final StalenessGuard guard;
     private final boolean cacheNulls;
     private final long refreshAfterMillis;
+    /** After this long a refresh marker is assumed dropped by the executor. */
+    private final long staleRefreshMillis;
     private final Executor refreshExecutor;
     private final LoadListener loadListener;
+    /** Runs inside the storing compute; tests use it to hold a store at that point (see NoStalePopulateTest). */
+    private volatile Runnable storeHook = () -> { };
 
     /**
      * @param caffeine builder from the cache's spec, without statistics: the cache records them
@@ -76,6 +82,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         this.guard = guard;
         this.cacheNulls = cacheNulls;
         this.refreshAfterMillis = refreshAfterMillis;
+        this.staleRefreshMillis = Math.max(refreshAfterMillis, 1_000);
         this.refreshExecutor = refreshExecutor;
         this.loadListener = loadListener;
     }
@@ -180,27 +187,48 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         }
     }
 
+    /**
+     * Starts one asynchronous reload of an old entry. Refreshes are kept apart from {@link #inFlight}: a miss never
+     * waits for a refresh, because an executor may accept a task and never run it (a discarding rejection policy,
+     * a shutdown, a saturated queue that drops) and a miss joining that refresh would wait forever. A refresh
+     * marker older than {@link #staleRefreshMillis} is taken over, so a dropped refresh does not stop later ones.
+     */
     private void refreshIfOld(K key, CachedValue<V> entry, Function<? super K, ? extends V> loader) {
-        if (guard.now() - entry.loadedAtMillis() < refreshAfterMillis) {
+        long now = guard.now();
+        if (now - entry.loadedAtMillis() < refreshAfterMillis) {
             return;
         }
-        CompletableFuture<V> mine = new CompletableFuture<>();
-        if (inFlight.putIfAbsent(key, mine) != null) {
-            return; // a load or refresh of this key is already running
+        RefreshMarker mine = new RefreshMarker(now);
+        RefreshMarker running = refreshing.putIfAbsent(key, mine);
+        if (running != null && (now - running.startedAtMillis < staleRefreshMillis
+                || !refreshing.replace(key, running, mine))) {
+            return; // a refresh of this key is already running
+        }
+        if (inFlight.containsKey(key)) {
+            refreshing.remove(key, mine); // a load of this key is already running
+            return;
         }
         try {
             refreshExecutor.execute(() -> {
                 try {
-                    mine.complete(load(key, loader));
-                } catch (Throwable t) {
-                    mine.completeExceptionally(t);
+                    load(key, loader);
+                } catch (RuntimeException e) {
+                    // The cached value stays; the next hit after the marker is gone tries again.
                 } finally {
-                    inFlight.remove(key, mine);
+                    refreshing.remove(key, mine);
                 }
             });
         } catch (RuntimeException rejected) {
-            inFlight.remove(key, mine);
-            mine.cancel(false);
+            refreshing.remove(key, mine);
+        }
+    }
+
+    /** A refresh in progress; compared by identity. */
+    private static final class RefreshMarker {
+        final long startedAtMillis;
+
+        RefreshMarker(long startedAtMillis) {
+            this.startedAtMillis = startedAtMillis;
         }
     }
 
@@ -228,8 +256,18 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
                 return current;
             }
             stored[0] = true;
+            storeHook.run();
             return fresh;
         });
+        // A key invalidation removes the key under its bin lock, serialized with the compute above. An evict-all
+        // is not: Caffeine's clear() walks the map and skips a bin whose compute of an absent key is in progress
+        // (a reservation node). So an evict-all applied while the compute ran may have missed what it stored.
+        // Its generation moved before its clear() began; seeing it unchanged here means the clear() starts after
+        // the compute finished and removes the entry itself.
+        if (stored[0] && !generations.unchanged(stripe, keyGeneration, cacheGeneration)) {
+            entries.remove(key, fresh);
+            stored[0] = false;
+        }
         if (!stored[0] && !generations.unchanged(stripe, keyGeneration, cacheGeneration)) {
             loadListener.discarded(name);
         }
@@ -348,6 +386,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         sequenceMarks.markKey(InvalidationGenerations.stripe(key));
         generations.invalidateKey(key);
         inFlight.remove(key);
+        refreshing.remove(key);
         cache.invalidate(key);
     }
 
@@ -356,7 +395,13 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         sequenceMarks.markAll();
         generations.invalidateAll();
         inFlight.clear();
+        refreshing.clear();
         cache.invalidateAll();
+    }
+
+    /** Test hook: {@code hook} runs inside the compute that stores a loaded value, after its generation check. */
+    void onStoreInProgress(Runnable hook) {
+        this.storeHook = hook;
     }
 
     /** Starts caching; called when the client is ready. Loads stamped before are not cached. */

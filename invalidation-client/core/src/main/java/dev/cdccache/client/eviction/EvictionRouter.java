@@ -5,10 +5,13 @@ import dev.cdccache.client.metrics.BadInputLog;
 import dev.cdccache.client.metrics.ClientMetrics;
 import dev.cdccache.client.metrics.ErrorReason;
 import dev.cdccache.client.parsing.ChangeEvent;
+import dev.cdccache.client.parsing.EnvelopeParser;
 import dev.cdccache.client.parsing.Operation;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -33,6 +36,15 @@ public final class EvictionRouter {
         return bindingsByTopic.keySet();
     }
 
+    /**
+     * The configured table ({@code database.table}) read from {@code topic}, or {@code null} if none: a bounded
+     * value for metric tags, unlike the {@code source} block of an event, which is payload.
+     */
+    public String tableOf(String topic) {
+        List<CacheBinding> bindings = bindingsByTopic.get(topic);
+        return bindings == null || bindings.isEmpty() ? null : bindings.get(0).table();
+    }
+
     public boolean isBound(String topic) {
         return bindingsByTopic.containsKey(topic);
     }
@@ -52,6 +64,16 @@ public final class EvictionRouter {
                 evictAll(binding);
                 continue;
             }
+            if (event.truncated() && lostKeyColumns(binding, event)) {
+                // An oversized event reduced by the connector (CONTRACT.md): this cache's key columns were removed,
+                // so the keys it concerns are unknown.
+                metrics.error(ErrorReason.TRUNCATED);
+                badInput.log(ErrorReason.TRUNCATED, event.topic(), event.partition(), event.offset(), "cache "
+                        + binding.cache().name() + " " + binding.keyMapper().columns() + ": the connector removed "
+                        + event.truncatedColumns() + " from this oversized event; evicted the whole cache");
+                evictAll(binding);
+                continue;
+            }
             switch (op) {
                 case READ, CREATE -> evictKeys(binding, event, event.after() == null ? null : event.after(),
                         event.before(), event.after() == null);
@@ -64,6 +86,36 @@ public final class EvictionRouter {
                 default -> evictAll(binding);
             }
         }
+    }
+
+    private static boolean lostKeyColumns(CacheBinding binding, ChangeEvent event) {
+        if (event.truncatedColumns().contains(EnvelopeParser.UNKNOWN_COLUMNS)) {
+            return true;
+        }
+        for (String column : binding.keyMapper().columns()) {
+            if (event.truncatedColumns().contains(column)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Evicts entirely every cache bound to one of {@code tables} ({@code database.table}, compared
+     * case-insensitively): their entries cannot be proven (a connector's epoch changed, new coverage).
+     *
+     * @return the names of the caches evicted
+     */
+    public Set<String> evictAllOfTables(Set<String> tables) {
+        Set<String> evicted = new TreeSet<>();
+        for (List<CacheBinding> bindings : bindingsByTopic.values()) {
+            for (CacheBinding binding : bindings) {
+                if (tables.contains(binding.table().toLowerCase(Locale.ROOT)) && evicted.add(binding.cache().name())) {
+                    evictAll(binding);
+                }
+            }
+        }
+        return evicted;
     }
 
     /** Evicts every cache bound to {@code topic} entirely (bad input, lost events). */

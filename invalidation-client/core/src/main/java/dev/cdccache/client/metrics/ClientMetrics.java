@@ -27,13 +27,16 @@ import java.util.concurrent.atomic.LongAdder;
  * <ul>
  *   <li>{@code cdc.client.events} (counter; topic): records consumed, tombstones included.</li>
  *   <li>{@code cdc.client.evictions} (counter; cache, scope=key|all): evictions applied.</li>
- *   <li>{@code cdc.client.invalidation.lag} (timer with percentile histogram; table): from the change's
- *       commit time {@code source.ts_ms} to its evictions applied. MariaDB records that commit time with
- *       ONE-SECOND resolution (truncated), so values are between the true lag and the true lag + 1 s.</li>
- *   <li>{@code cdc.client.heartbeat.lag} (timer with percentile histogram): from the heartbeat row's
- *       {@code DATETIME(6)} write time (microsecond resolution) to the heartbeat applied: the end-to-end
- *       pipeline latency (database, connector, Kafka, this consumer), comparable across clocks only if the
- *       database host and this host are time-synchronised.</li>
+ *   <li>{@code cdc.client.invalidation.lag} (timer with percentile histogram): THE lag to watch. From the
+ *       heartbeat row's {@code DATETIME(6)} write time (microsecond resolution) to the heartbeat applied by
+ *       this client: the end-to-end pipeline latency a change sees (database, connector, Kafka, this
+ *       consumer) at millisecond resolution, one sample per heartbeat; a heartbeat queues behind the changes
+ *       committed before it, so a backlog shows here. Comparable across clocks only if the database host and
+ *       this host are time-synchronised.</li>
+ *   <li>{@code cdc.client.commit.lag} (timer with percentile histogram; table), only with
+ *       {@code commitLagByTable}: from each change's {@code source.ts_ms} to its evictions applied. MariaDB
+ *       records that commit time with ONE-SECOND resolution (truncated), so values are between the true lag
+ *       and the true lag + 1 s; off by default because such a series misleads on a dashboard.</li>
  *   <li>{@code cdc.client.consumer.lag} (gauge): records between the consumer's positions and the log end
  *       at the latest position check.</li>
  *   <li>{@code cdc.client.errors} (counter; reason): bad input and failures, see {@link ErrorReason}.</li>
@@ -56,14 +59,26 @@ public final class ClientMetrics {
     private final Map<String, Counter> allEvictions = new ConcurrentHashMap<>();
     private final Map<String, Timer> lagTimers = new ConcurrentHashMap<>();
     private final Map<String, Counter> discarded = new ConcurrentHashMap<>();
+    private final Map<String, Counter> unproven = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> unprovenCounts = new ConcurrentHashMap<>();
     private final Map<ErrorReason, Counter> errors = new EnumMap<>(ErrorReason.class);
     /** Kept apart from the registry, which may be a no-op, for health details and tests. */
     private final Map<ErrorReason, LongAdder> errorCounts = new EnumMap<>(ErrorReason.class);
     private final Timer heartbeatLag;
+    private final boolean commitLagByTable;
     private final AtomicLong consumerLag = new AtomicLong();
 
     /** @param registry where to register, or {@code null} for an inert (unregistered) set of meters */
     public ClientMetrics(MeterRegistry registry, String clientId, StalenessGuard guard) {
+        this(registry, clientId, guard, false);
+    }
+
+    /**
+     * @param registry where to register, or {@code null} for an inert (unregistered) set of meters
+     * @param commitLagByTable whether to record {@code cdc.client.commit.lag} per table from {@code source.ts_ms}
+     */
+    public ClientMetrics(MeterRegistry registry, String clientId, StalenessGuard guard, boolean commitLagByTable) {
+        this.commitLagByTable = commitLagByTable;
         this.registry = registry != null ? registry : new CompositeMeterRegistry();
         this.commonTags = Tags.of(Tag.of("client", clientId));
         for (ErrorReason reason : ErrorReason.values()) {
@@ -71,8 +86,9 @@ public final class ClientMetrics {
                     .description("Bad input and consumer failures, by reason").register(this.registry));
             errorCounts.put(reason, new LongAdder());
         }
-        this.heartbeatLag = Timer.builder("cdc.client.heartbeat.lag").tags(commonTags)
-                .description("Heartbeat row write (microsecond DATETIME(6)) to heartbeat applied by this client")
+        // Named as THE invalidation lag: the only lag with millisecond resolution on MariaDB (issue 16).
+        this.heartbeatLag = Timer.builder("cdc.client.invalidation.lag").tags(commonTags)
+                .description("Database write (heartbeat row, microsecond DATETIME(6)) to applied by this client")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
                 .maximumExpectedValue(Duration.ofMinutes(1)).register(this.registry);
         Gauge.builder("cdc.client.consumer.lag", consumerLag, AtomicLong::get).tags(commonTags)
@@ -86,6 +102,9 @@ public final class ClientMetrics {
             return age == Long.MAX_VALUE ? Double.NaN : age / 1000.0;
         }).tags(commonTags).baseUnit("seconds")
                 .description("Now minus the time up to which every change is known to be applied").register(this.registry);
+        Gauge.builder("cdc.client.problems", guard, g -> g.status().problems().size()).tags(commonTags)
+                .description("Problems keeping caches from being proven fresh (missing topics, uncovered tables...)")
+                .register(this.registry);
         FunctionCounter.builder("cdc.client.staleness.check.overruns", guard, StalenessGuard::overruns)
                 .tags(commonTags)
                 .description("Scheduled staleness checks that ran later than the slack (the bound may have been exceeded)")
@@ -94,6 +113,16 @@ public final class ClientMetrics {
 
     public MeterRegistry registry() {
         return registry;
+    }
+
+    /**
+     * Registers {@code cdc.client.cache.fresh} (gauge 0/1, tag cache): whether that cache is proven within
+     * max-staleness (its tables' topics read to the end and covered by a connector's heartbeat).
+     */
+    public void bindCacheFreshness(String cache, StalenessGuard cacheGuard) {
+        Gauge.builder("cdc.client.cache.fresh", cacheGuard, g -> g.status().fresh() ? 1 : 0).tags(commonTags)
+                .tag("cache", cache).description("1 while this cache is proven within max-staleness")
+                .register(registry);
     }
 
     /** Binds Caffeine's statistics of a cache (the cache must record stats). */
@@ -119,8 +148,12 @@ public final class ClientMetrics {
                 .description("Evictions applied from change events").register(registry);
     }
 
+    /** Records {@code cdc.client.commit.lag} of a change of {@code table}, if enabled (else does nothing). */
     public void invalidationLag(String table, long millis) {
-        lagTimers.computeIfAbsent(table, t -> Timer.builder("cdc.client.invalidation.lag").tags(commonTags)
+        if (!commitLagByTable) {
+            return;
+        }
+        lagTimers.computeIfAbsent(table, t -> Timer.builder("cdc.client.commit.lag").tags(commonTags)
                 .tag("table", t).description("source.ts_ms (commit time, 1 s resolution on MariaDB) to evictions applied")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
                 .maximumExpectedValue(Duration.ofMinutes(1)).register(registry))
@@ -138,6 +171,25 @@ public final class ClientMetrics {
     public void error(ErrorReason reason) {
         errors.get(reason).increment();
         errorCounts.get(reason).increment();
+    }
+
+    /**
+     * {@code caches} caches were evicted entirely because their entries could not be proven: {@code reason}
+     * {@code epoch_change} (a connector changed its epoch), {@code new_coverage} (a connector began to cover their
+     * tables after the client was ready), {@code freshness_gap} (their watermark moved again after being stuck
+     * longer than max-staleness).
+     */
+    public void unprovenEvicted(String reason, int caches) {
+        unproven.computeIfAbsent(reason, r -> Counter.builder("cdc.client.unproven.evictions").tags(commonTags)
+                .tag("reason", r).description("Caches evicted entirely because their entries could not be proven")
+                .register(registry)).increment(caches);
+        unprovenCounts.computeIfAbsent(reason, r -> new LongAdder()).add(caches);
+    }
+
+    /** Caches evicted so far for {@code reason} (see {@link #unprovenEvicted}), for tests and health details. */
+    public long unprovenEvictions(String reason) {
+        LongAdder count = unprovenCounts.get(reason);
+        return count == null ? 0 : count.sum();
     }
 
     public void loadDiscarded(String cache) {

@@ -16,10 +16,35 @@ public enum ErrorReason {
     OVERSIZED("oversized"),
     /** A heartbeat without a usable {@code ts}. Ignored (the watermark does not move). */
     BAD_HEARTBEAT("bad_heartbeat"),
+    /**
+     * A heartbeat whose {@code after.id} is not the connector named by its {@code cdc-connector} header (another
+     * connector's row, a manual UPDATE). Ignored: it proves nothing for this connector's tables.
+     */
+    REJECTED_HEARTBEAT("rejected_heartbeat"),
+    /**
+     * A heartbeat dated more than 1 s in the future (database clock step, manual UPDATE). Clamped to now so that
+     * it cannot move a watermark past what has been applied.
+     */
+    FUTURE_HEARTBEAT("future_heartbeat"),
+    /**
+     * An oversized event the connector reduced (top-level {@code truncated_columns}) lacked a cache's key
+     * columns: that cache was evicted entirely. Caches whose key columns it kept were evicted by key.
+     */
+    TRUNCATED("truncated"),
     /** The consumer's position fell outside the log (events lost). Caches of the topic evicted. */
     OFFSET_OUT_OF_RANGE("offset_out_of_range"),
     /** Kafka failed (unreachable, timeout...). Consumption retried. */
-    CONSUMER_FAILURE("consumer_failure");
+    CONSUMER_FAILURE("consumer_failure"),
+    /**
+     * Anything else thrown while one record was parsed, mapped or applied (a bug, or input no other check
+     * caught). The caches of the record's table were evicted entirely; the rest of the poll batch goes on.
+     */
+    RECORD_FAILURE("record_failure"),
+    /**
+     * The consumer loop itself failed with an unexpected exception or {@code Error} (not a Kafka failure it
+     * expects): it backs off and restarts; the client reports not fresh until its positions are confirmed again.
+     */
+    CONSUMER_RESTART("consumer_restart");
 
     private final String tag;
 

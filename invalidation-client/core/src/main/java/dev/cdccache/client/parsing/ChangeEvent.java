@@ -1,5 +1,6 @@
 package dev.cdccache.client.parsing;
 
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -16,7 +17,27 @@ import tools.jackson.databind.JsonNode;
  * @param sourceTimestampMillis {@code source.ts_ms}: the commit time in the binlog, which MariaDB records
  *        with one-second resolution; {@code -1} if absent
  * @param eventTimestampMillis the envelope's {@code ts_ms}: when the connector processed the event; {@code -1}
+ * @param truncatedColumns the envelope's top-level {@code truncated_columns}: columns the connector removed
+ *        from {@code before}/{@code after} because the event was too large for Kafka (CONTRACT.md, oversized
+ *        events); empty for a complete event
  */
 public record ChangeEvent(String topic, int partition, long offset, Operation operation, JsonNode before,
-        JsonNode after, String database, String table, long sourceTimestampMillis, long eventTimestampMillis) {
+        JsonNode after, String database, String table, long sourceTimestampMillis, long eventTimestampMillis,
+        Set<String> truncatedColumns) {
+
+    public ChangeEvent {
+        truncatedColumns = truncatedColumns == null ? Set.of() : Set.copyOf(truncatedColumns);
+    }
+
+    /** A complete event (no columns removed). */
+    public ChangeEvent(String topic, int partition, long offset, Operation operation, JsonNode before,
+            JsonNode after, String database, String table, long sourceTimestampMillis, long eventTimestampMillis) {
+        this(topic, partition, offset, operation, before, after, database, table, sourceTimestampMillis,
+                eventTimestampMillis, Set.of());
+    }
+
+    /** Whether the connector removed columns from the row images (an oversized event). */
+    public boolean truncated() {
+        return !truncatedColumns.isEmpty();
+    }
 }

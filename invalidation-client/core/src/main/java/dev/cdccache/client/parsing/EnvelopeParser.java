@@ -1,5 +1,7 @@
 package dev.cdccache.client.parsing;
 
+import java.util.HashSet;
+import java.util.Set;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -10,6 +12,12 @@ import tools.jackson.databind.json.JsonMapper;
  * or enabled ({@code {"schema":..,"payload":{...}}}). Unknown fields are ignored. Thread-safe.
  */
 public final class EnvelopeParser {
+
+    /**
+     * Stands for "some columns, not known which" in {@link ChangeEvent#truncatedColumns()} when the marker is
+     * malformed; consumers evict whole caches for it.
+     */
+    public static final String UNKNOWN_COLUMNS = "*";
 
     private final ObjectMapper mapper = JsonMapper.builder().build();
 
@@ -51,7 +59,26 @@ public final class EnvelopeParser {
             sourceTs = number(source.get("ts_ms"));
         }
         return new ChangeEvent(topic, partition, offset, operation, row(envelope.get("before")),
-                row(envelope.get("after")), database, table, sourceTs, number(envelope.get("ts_ms")));
+                row(envelope.get("after")), database, table, sourceTs, number(envelope.get("ts_ms")),
+                truncatedColumns(envelope.get("truncated_columns")));
+    }
+
+    /**
+     * The columns an oversized event lost. A marker present but not a list of names must not make a reduced
+     * event look complete: it yields {@link #UNKNOWN_COLUMNS}, for which consumers evict whole caches.
+     */
+    private static Set<String> truncatedColumns(JsonNode node) {
+        if (node == null || node.isNull() || node.isMissingNode()) {
+            return Set.of();
+        }
+        if (!node.isArray()) {
+            return Set.of(UNKNOWN_COLUMNS);
+        }
+        Set<String> columns = new HashSet<>();
+        for (JsonNode column : node) {
+            columns.add(column.isString() ? column.asString() : UNKNOWN_COLUMNS);
+        }
+        return columns.isEmpty() ? Set.of() : columns;
     }
 
     private static JsonNode row(JsonNode node) {
@@ -62,7 +89,15 @@ public final class EnvelopeParser {
         return node != null && node.isString() ? node.asString() : null;
     }
 
+    /**
+     * A non-negative epoch-millisecond field, or {@code -1}: absent, not an integer, or not a long (a
+     * {@code ts_ms} of 2^70 must not throw from deep inside the consumer loop; Jackson's {@code asLong()}
+     * does for such values, {@code longValueOpt()} does not).
+     */
     private static long number(JsonNode node) {
-        return node != null && node.isIntegralNumber() ? node.asLong() : -1;
+        if (node == null || !node.isIntegralNumber()) {
+            return -1;
+        }
+        return node.longValueOpt().orElse(-1);
     }
 }

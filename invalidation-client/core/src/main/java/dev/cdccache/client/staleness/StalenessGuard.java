@@ -3,6 +3,9 @@ package dev.cdccache.client.staleness;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -55,6 +58,9 @@ public final class StalenessGuard {
     private volatile long lastConfirmed = UNKNOWN;
     private volatile boolean ready;
     private volatile String problem;
+    /** Set while the consumer loop is failing/restarting: not fresh, whatever the watermark says. */
+    private volatile String consumerFailure;
+    private volatile List<FreshnessProblem> problems = List.of();
 
     /** A guard that checks the bound against the clock at every hit ({@link StalenessCheck#EVERY_HIT}). */
     public StalenessGuard(LongSupplier clock, Duration maxStaleness, StalenessPolicy policy, boolean heartbeatRequired) {
@@ -178,6 +184,7 @@ public final class StalenessGuard {
     public void positionsConfirmed(long checkStartedMillis, long heartbeatAtStart) {
         lastConfirmed = checkStartedMillis;
         problem = null;
+        consumerFailure = null;
         long candidate = heartbeatRequired ? heartbeatAtStart : checkStartedMillis;
         if (candidate != UNKNOWN && (watermark == UNKNOWN || candidate > watermark)) {
             watermark = candidate;
@@ -185,9 +192,49 @@ public final class StalenessGuard {
         }
     }
 
+    /**
+     * Moves the watermark forward to {@code watermarkMillis} (never back): every change committed before it is
+     * known to be applied. Used by the consumer with per-cache guards, where the watermark is the coverage of the
+     * cache's tables (see {@code HeartbeatCoverage}) as of the latest position check that confirmed their topics.
+     */
+    public void advanceWatermark(long watermarkMillis) {
+        if (watermarkMillis != UNKNOWN && (watermark == UNKNOWN || watermarkMillis > watermark)) {
+            watermark = watermarkMillis;
+            tick(); // serve again at once after recovery rather than at the next scheduled tick
+        }
+    }
+
+    /** The current watermark, or {@link Long#MIN_VALUE} if none yet. */
+    public long watermark() {
+        return watermark;
+    }
+
+    /**
+     * A position check that started at {@code checkStartedMillis} completed (for health details); clears the
+     * previous check failure and consumer failure.
+     */
+    public void positionsChecked(long checkStartedMillis) {
+        lastConfirmed = checkStartedMillis;
+        problem = null;
+        consumerFailure = null;
+    }
+
+    /** The problems currently keeping caches from being proven fresh (replaces the previous list). */
+    public void problems(List<FreshnessProblem> current) {
+        problems = List.copyOf(current);
+    }
+
     /** The consumer could not check its position (recorded for health details). */
     public void positionUnconfirmed(String reason) {
         problem = reason;
+    }
+
+    /**
+     * The consumer loop failed and is restarting (or its thread ended): the client reports not fresh until
+     * {@link #positionsConfirmed} is called again.
+     */
+    public void consumerFailing(String reason) {
+        consumerFailure = reason;
     }
 
     /** The consumer reached the end of every partition found at start. */
@@ -214,8 +261,17 @@ public final class StalenessGuard {
     public StalenessStatus status() {
         long now = clock.getAsLong();
         long w = watermark;
-        boolean fresh = ready && w != UNKNOWN && now - w <= maxStalenessMillis;
-        return new StalenessStatus(ready, fresh, w, lastHeartbeat, lastConfirmed, maxStalenessMillis, now, problem,
-                overruns.sum());
+        String failure = consumerFailure;
+        boolean fresh = ready && failure == null && w != UNKNOWN && now - w <= maxStalenessMillis;
+        List<FreshnessProblem> current = problems;
+        if (failure != null) {
+            List<FreshnessProblem> withFailure = new ArrayList<>(current);
+            withFailure.add(new FreshnessProblem(FreshnessProblem.Kind.CONSUMER_FAILING, "consumer", Set.of(), failure));
+            current = withFailure;
+        }
+        String summary = failure != null ? failure : problem != null ? problem
+                : current.isEmpty() ? null : current.get(0).message();
+        return new StalenessStatus(ready, fresh, w, lastHeartbeat, lastConfirmed, maxStalenessMillis, now,
+                summary, overruns.sum(), current);
     }
 }

@@ -1,5 +1,7 @@
 package dev.cdccache.client.staleness;
 
+import java.util.List;
+
 /**
  * A snapshot of what the client can prove about its freshness.
  *
@@ -16,10 +18,30 @@ package dev.cdccache.client.staleness;
  * @param problem the latest reason the client could not confirm its position, or {@code null}
  * @param checkOverruns with {@code staleness-check: scheduled}, how many background checks ran later than
  *        the slack (hits before them may have been served past the bound); always 0 otherwise
+ * @param problems what keeps caches from being proven fresh (missing topics, tables no connector heartbeat
+ *        covers, deleted topics, unavailable partitions, a failing consumer); empty when nothing does. A problem
+ *        whose {@link FreshnessProblem.Kind#configuration()} is true will not go away without a settings change.
  */
 public record StalenessStatus(boolean ready, boolean fresh, long watermarkMillis, long lastHeartbeatMillis,
         long lastPositionConfirmedMillis, long maxStalenessMillis, long nowMillis, String problem,
-        long checkOverruns) {
+        long checkOverruns, List<FreshnessProblem> problems) {
+
+    public StalenessStatus {
+        problems = List.copyOf(problems);
+    }
+
+    /** A status without freshness problems (the form before per-table problems were reported). */
+    public StalenessStatus(boolean ready, boolean fresh, long watermarkMillis, long lastHeartbeatMillis,
+            long lastPositionConfirmedMillis, long maxStalenessMillis, long nowMillis, String problem,
+            long checkOverruns) {
+        this(ready, fresh, watermarkMillis, lastHeartbeatMillis, lastPositionConfirmedMillis, maxStalenessMillis,
+                nowMillis, problem, checkOverruns, List.of());
+    }
+
+    /** Whether some problem is a configuration error ({@link FreshnessProblem.Kind#configuration()}). */
+    public boolean misconfigured() {
+        return problems.stream().anyMatch(p -> p.kind().configuration());
+    }
 
     /** {@code now - watermark} in milliseconds, or {@link Long#MAX_VALUE} without a watermark. */
     public long watermarkAgeMillis() {

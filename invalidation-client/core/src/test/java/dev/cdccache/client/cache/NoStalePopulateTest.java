@@ -131,6 +131,36 @@ class NoStalePopulateTest {
         assertThat(cache.lookup(1L)).isNull();
     }
 
+    /**
+     * Issue 14: Caffeine's clear() skips a bin whose compute of an absent key is in progress, so an evict-all
+     * (TRUNCATE, evict: all caches, lost events) applied while a loaded value is being stored used to leave that
+     * old value in the cache; the store now re-checks the generation after its compute.
+     */
+    @Test
+    void evictAllWhileALoadedValueIsBeingStoredDoesNotLetTheOldValueSurvive() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready();
+        database.put(1L, "old");
+        CountDownLatch storing = new CountDownLatch(1);
+        CountDownLatch evicted = new CountDownLatch(1);
+        AtomicInteger stores = new AtomicInteger();
+        cache.onStoreInProgress(() -> {
+            if (stores.incrementAndGet() == 1) {
+                storing.countDown();
+                await(evicted);
+            }
+        });
+        CompletableFuture<String> load = CompletableFuture.supplyAsync(() -> cache.get(1L, database::get), threads);
+        await(storing); // the load passed its generation check and is inside the compute that stores "old"
+        database.clear(); // TRUNCATE...
+        CompletableFuture<Void> evictAll = CompletableFuture.runAsync(cache::invalidateAll, threads);
+        evictAll.get(5, TimeUnit.SECONDS); // ...applied: clear() does not wait for the compute in progress
+        evicted.countDown();
+
+        assertThat(load.get(5, TimeUnit.SECONDS)).isEqualTo("old");
+        assertThat(cache.lookup(1L)).as("the value read before the evict-all").isNull();
+        assertThat(cache.get(1L, id -> database.getOrDefault(id, "absent"))).isEqualTo("absent");
+    }
+
     @Test
     void refreshAheadDoesNotCacheAValueReadBeforeAnAppliedInvalidation() throws Exception {
         AtomicLong clock = new AtomicLong(1_000_000);
@@ -162,6 +192,40 @@ class NoStalePopulateTest {
         } finally {
             refresher.shutdownNow();
         }
+    }
+
+    /**
+     * Issue 14: an executor may accept a refresh and never run it (a discarding policy, a shutdown). That refresh
+     * used to stay registered as the key's in-flight load, so every later miss of the key waited for it forever.
+     */
+    @Test
+    void aRefreshTheExecutorDropsDoesNotBlockLaterMissesNorLaterRefreshesOfThatKey() throws Exception {
+        AtomicLong clock = new AtomicLong(1_000_000);
+        AtomicInteger submitted = new AtomicInteger();
+        // Drops the first task it is given, runs the others on the calling thread.
+        java.util.concurrent.Executor dropsFirst = task -> {
+            if (submitted.incrementAndGet() > 1) {
+                task.run();
+            }
+        };
+        CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready(700, dropsFirst, clock);
+        database.put(1L, "v1");
+        assertThat(cache.get(1L, database::get)).isEqualTo("v1");
+        clock.addAndGet(800); // past the refresh point
+        database.put(1L, "v2");
+        assertThat(cache.get(1L, database::get)).isEqualTo("v1"); // a hit, whose refresh is dropped
+        assertThat(submitted).hasValue(1);
+
+        // The entry leaves without an invalidation (size eviction, expiry): the next call is a miss.
+        cache.caffeine().invalidate(1L);
+        CompletableFuture<String> miss = CompletableFuture.supplyAsync(() -> cache.get(1L, database::get), threads);
+        assertThat(miss.get(5, TimeUnit.SECONDS)).isEqualTo("v2");
+
+        clock.addAndGet(1_500); // past the refresh point again, and past the dropped refresh's lifetime
+        database.put(1L, "v3");
+        assertThat(cache.get(1L, database::get)).isEqualTo("v2"); // a hit; its refresh runs
+        assertThat(submitted).hasValue(2);
+        assertThat(cache.getIfPresent(1L)).isEqualTo("v3");
     }
 
     @Test

@@ -1,0 +1,53 @@
+package dev.cdccache.client.staleness;
+
+import java.util.Set;
+
+/**
+ * Something that keeps caches from being proven fresh, as reported by {@link StalenessStatus#problems()}: the
+ * caches it concerns are not fresh (their entries are served only within {@code max-staleness} of their load,
+ * under the default policy) until it is gone. Problems are recomputed at every position check, so one that is
+ * fixed (a topic created, a connector started) disappears by itself.
+ *
+ * @param kind what is wrong
+ * @param subject the topic or table concerned
+ * @param caches the names of the caches it concerns; empty if it concerns every cache
+ * @param message a sentence saying what is wrong and what to do, for logs and health details
+ */
+public record FreshnessProblem(Kind kind, String subject, Set<String> caches, String message) {
+
+    public FreshnessProblem {
+        caches = Set.copyOf(caches);
+    }
+
+    /** What is wrong; {@link #configuration()} tells a misconfiguration from an outage. */
+    public enum Kind {
+        /**
+         * A cache is bound to a topic that does not exist: a misspelled {@code topic-prefix} or table, or a table
+         * the connector does not capture. A configuration error: nothing will ever invalidate that cache.
+         */
+        MISSING_TOPIC(true),
+        /**
+         * No accepted connector heartbeat covers a bound table (no connector lists it in its heartbeat's
+         * {@code tables}): nothing proves its changes are flowing. A configuration error when it lasts (a table
+         * not captured, the wrong connector); also true for the first heartbeat interval after start.
+         */
+        UNCOVERED_TABLE(true),
+        /** A topic the client was reading has been deleted; its caches were evicted. An outage. */
+        TOPIC_DELETED(false),
+        /** The log end of some partitions of a topic cannot be looked up (no leader, broker down). An outage. */
+        PARTITIONS_UNAVAILABLE(false),
+        /** The consumer loop failed and is restarting. An outage. */
+        CONSUMER_FAILING(false);
+
+        private final boolean configuration;
+
+        Kind(boolean configuration) {
+            this.configuration = configuration;
+        }
+
+        /** Whether this is a configuration error (fix the settings) rather than an outage (wait, or fix the system). */
+        public boolean configuration() {
+            return configuration;
+        }
+    }
+}

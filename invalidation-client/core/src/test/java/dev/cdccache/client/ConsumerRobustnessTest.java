@@ -1,0 +1,173 @@
+package dev.cdccache.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cdccache.client.metrics.ErrorReason;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 14, consumer robustness: no record takes the rest of its poll batch along, and the consumer loop never
+ * dies, whatever is thrown inside it (Kafka's MockConsumer; the client runs on its own thread as in production).
+ */
+class ConsumerRobustnessTest {
+
+    private static final String COUPON = "cdc.coupon_db.coupon";
+    private static final String HEARTBEAT = "cdc.cdc_meta.heartbeat";
+
+    /** A mock that can fail {@code position()} once, right after it threw an out-of-range from poll. */
+    static final class FailingMockKafka extends MockKafkaTopics {
+        final AtomicReference<OffsetOutOfRangeException> outOfRangeNext = new AtomicReference<>();
+        final AtomicBoolean failNextPosition = new AtomicBoolean();
+        final AtomicReference<Error> errorOnPoll = new AtomicReference<>();
+
+        @Override
+        public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+            Error error = errorOnPoll.get();
+            if (error != null) {
+                throw error;
+            }
+            OffsetOutOfRangeException outOfRange = outOfRangeNext.getAndSet(null);
+            if (outOfRange != null) {
+                failNextPosition.set(true);
+                throw outOfRange;
+            }
+            return super.poll(timeout);
+        }
+
+        @Override
+        public synchronized long position(TopicPartition partition, Duration timeout) {
+            if (failNextPosition.getAndSet(false)) {
+                throw new TimeoutException("simulated: position not resolved within " + timeout);
+            }
+            return super.position(partition, timeout);
+        }
+    }
+
+    private final FailingMockKafka kafka = new FailingMockKafka();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private InvalidationClient client;
+
+    @BeforeEach
+    void start() {
+        kafka.createTopic(COUPON);
+        kafka.createTopic(HEARTBEAT);
+        client = new InvalidationClient(InvalidationClientConfig.builder()
+                .bootstrapServers("mock:9092")
+                .meterRegistry(registry)
+                .heartbeatRequired(false) // fresh = positions confirmed, so freshness is observable here
+                .commitLagByTable(true)
+                .positionCheckInterval(Duration.ofMillis(20))
+                .cache(CacheDefinition.builder("coupons").table("coupon_db.coupon").keyColumns("id").build())
+                .cache(CacheDefinition.builder("couponsById").table("coupon_db.coupon").keyColumns("id")
+                        .keyType(KeyType.LONG).build())
+                .cache(CacheDefinition.builder("couponsByPlaceAndCode").table("coupon_db.coupon")
+                        .keyColumns("place_id", "code").compositeKeyFactory(components -> {
+                            if ("boom".equals(components.get(1))) {
+                                throw new IllegalStateException("a key factory bug");
+                            }
+                            return List.copyOf(components);
+                        }).build())
+                .build(), props -> kafka);
+        client.start();
+        assertThat(client.awaitReady(Duration.ofSeconds(5))).isTrue();
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+    }
+
+    private InvalidatingCache<Object, String> cache(String name) {
+        return client.cache(name);
+    }
+
+    private void fill() {
+        cache("coupons").get(1L, id -> "coupon 1");
+        cache("coupons").get(2L, id -> "coupon 2");
+        cache("couponsById").get(3L, id -> "coupon 3");
+        cache("couponsByPlaceAndCode").get(List.of(7L, "A"), k -> "7/A");
+    }
+
+    private static String update(String row) {
+        return "{\"before\":" + row + ",\"after\":" + row + ",\"op\":\"u\"}";
+    }
+
+    @Test
+    void recordsThatOverflowOrThrowWhileParsedMappedOrAppliedDoNotDropTheRestOfTheirPollBatch() {
+        fill();
+        String overflow = "123456789012345678901234567890"; // beyond a long
+        // One poll batch: every record but the last would, before the fix, throw out of the loop (or burn CPU)
+        // after poll had already moved past the whole batch.
+        kafka.produceBatch(Map.of(), List.of(
+                Map.entry(COUPON, "{\"before\":{\"id\":9},\"after\":{\"id\":9},\"op\":\"u\",\"ts_ms\":" + overflow
+                        + ",\"source\":{\"db\":\"x\",\"table\":\"y\",\"ts_ms\":" + overflow + "}}"),
+                Map.entry(HEARTBEAT, "{\"after\":{\"id\":1,\"ts\":" + overflow + "},\"op\":\"u\"}"),
+                Map.entry(HEARTBEAT, "{\"after\":{\"id\":1,\"ts\":\"+1000000000-12-31T23:59:59Z\"},\"op\":\"u\"}"),
+                Map.entry(COUPON, update("{\"id\":1e400}")),                // non-finite as a double
+                Map.entry(COUPON, update("{\"id\":\"1e500000000\"}")),       // 500 million digits if expanded
+                Map.entry(COUPON, update("{\"id\":" + overflow + "}")),
+                Map.entry(COUPON, update("{\"id\":8,\"place_id\":7,\"code\":\"boom\"}")), // throws while mapped
+                Map.entry(COUPON, "{\"before\":{\"id\":2,\"place_id\":7,\"code\":\"A\"},\"after\":{\"id\":2,"
+                        + "\"place_id\":7,\"code\":\"A\"},\"op\":\"u\",\"source\":{\"db\":\"x\",\"table\":\"y\","
+                        + "\"ts_ms\":1}}")));
+
+        // The mock returns a batch partition by partition: wait for the last record of each.
+        await().atMost(Duration.ofSeconds(5)).until(() -> cache("coupons").getIfPresent(2L) == null
+                && client.metrics().errorCount(ErrorReason.BAD_HEARTBEAT) == 2);
+        assertThat(cache("couponsByPlaceAndCode").getIfPresent(List.of(7L, "A"))).isNull();
+        assertThat(client.metrics().errorCount(ErrorReason.BAD_HEARTBEAT)).isEqualTo(2);
+        assertThat(client.metrics().errorCount(ErrorReason.RECORD_FAILURE)).as("the key factory bug").isEqualTo(1);
+        assertThat(client.metrics().errorCount(ErrorReason.UNMAPPABLE_KEY)).isPositive();
+        assertThat(cache("couponsById").estimatedSize()).as("unmappable keys evict the whole cache").isZero();
+        // Lag meters are tagged with the configured table, never with the payload's source.db/table.
+        assertThat(registry.find("cdc.client.commit.lag").timers()).extracting(t -> t.getId().getTag("table"))
+                .containsExactly("coupon_db.coupon");
+    }
+
+    @Test
+    void aTimeoutWhileRecoveringLostEventsDoesNotKillTheConsumer() {
+        fill();
+        TopicPartition tp = new TopicPartition(COUPON, 0);
+        kafka.outOfRangeNext.set(new OffsetOutOfRangeException("out of range", Map.of(tp, 0L)));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> client.metrics().errorCount(ErrorReason.OFFSET_OUT_OF_RANGE) == 1);
+        assertThat(kafka.failNextPosition.get()).as("position() failed during the recovery").isFalse();
+        await().atMost(Duration.ofSeconds(5)).until(() -> cache("coupons").estimatedSize() == 0);
+
+        fill();
+        kafka.produce(COUPON, update("{\"id\":1}"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> cache("coupons").getIfPresent(1L) == null);
+        assertThat(cache("coupons").getIfPresent(2L)).isEqualTo("coupon 2");
+    }
+
+    @Test
+    void anErrorInTheLoopIsSurvivedWithBackOffAndShowsAsNotFreshUntilItRecovers() {
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.status().fresh());
+        fill();
+        kafka.errorOnPoll.set(new NoClassDefFoundError("simulated by the test"));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> client.metrics().errorCount(ErrorReason.CONSUMER_RESTART) >= 2);
+        assertThat(client.status().fresh()).isFalse();
+        assertThat(client.status().problem()).contains("restarting");
+        assertThat(registry.get("cdc.client.fresh").gauge().value()).isZero();
+
+        kafka.errorOnPoll.set(null);
+        kafka.produce(COUPON, update("{\"id\":1}"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> cache("coupons").getIfPresent(1L) == null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.status().fresh());
+        assertThat(cache("coupons").getIfPresent(2L)).isEqualTo("coupon 2");
+    }
+}

@@ -2,11 +2,14 @@ package dev.cdccache.client.hibernate;
 
 import dev.cdccache.client.InvalidConfigurationException;
 import dev.cdccache.client.InvalidationClientConfig;
+import dev.cdccache.client.KafkaSecurity;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -28,6 +31,7 @@ final class HibernateCacheSettings {
     static final String CLIENT_ID = PREFIX + "client-id";
     static final String AWAIT_READY = PREFIX + "await-ready";
     static final String KAFKA_PROPERTIES = PREFIX + "kafka.properties.";
+    static final String KAFKA_SECURITY = PREFIX + "kafka.security.";
     static final String DATABASE = PREFIX + "hibernate.database";
     static final String SPEC = PREFIX + "hibernate.spec";
     static final String REGION_SPEC_PREFIX = PREFIX + "hibernate.regions.";
@@ -46,6 +50,7 @@ final class HibernateCacheSettings {
     final String clientId;
     final Duration awaitReady;
     final Map<String, Object> kafkaProperties = new LinkedHashMap<>();
+    final KafkaSecurity kafkaSecurity;
     final String database;
     final String spec;
     final Map<String, String> regionSpecs = new LinkedHashMap<>();
@@ -79,6 +84,7 @@ final class HibernateCacheSettings {
                         value.toString());
             }
         });
+        this.kafkaSecurity = kafkaSecurity(values);
         Object registry = values.get(METER_REGISTRY);
         if (registry != null && !(registry instanceof MeterRegistry)) {
             throw new InvalidConfigurationException(METER_REGISTRY, "must be a Micrometer MeterRegistry object, was "
@@ -109,8 +115,49 @@ final class HibernateCacheSettings {
                 .heartbeatRequired(heartbeatRequired)
                 .clientId(clientId)
                 .kafkaProperties(kafkaProperties)
+                .kafkaSecurity(kafkaSecurity)
                 .meterRegistry(meterRegistry);
         return builder;
+    }
+
+    /** {@code cdc.invalidation.kafka.security.*}, the same settings as the Spring starter's (docs/client.md). */
+    private static KafkaSecurity kafkaSecurity(Map<String, Object> values) {
+        List<String> known = List.of("protocol", "sasl.mechanism", "sasl.username", "sasl.password",
+                "ssl.truststore-location", "ssl.truststore-password", "ssl.truststore-type", "ssl.keystore-location",
+                "ssl.keystore-password", "ssl.keystore-type", "ssl.key-password", "ssl.endpoint-identification-algorithm");
+        for (String key : values.keySet()) {
+            if (key.startsWith(KAFKA_SECURITY) && !known.contains(key.substring(KAFKA_SECURITY.length()))) {
+                // A typo here would silently fall back to PLAINTEXT.
+                throw new InvalidConfigurationException(key, "is not a Kafka security setting; known: " + known);
+            }
+        }
+        KafkaSecurity.Builder builder = KafkaSecurity.builder().protocol(enumValue(values, KAFKA_SECURITY + "protocol",
+                KafkaSecurity.Protocol.class, KafkaSecurity.Protocol.PLAINTEXT));
+        String username = string(values, KAFKA_SECURITY + "sasl.username", null);
+        Object password = values.get(KAFKA_SECURITY + "sasl.password");
+        if (username != null || password != null) {
+            builder.sasl(enumValue(values, KAFKA_SECURITY + "sasl.mechanism", KafkaSecurity.Mechanism.class,
+                    KafkaSecurity.Mechanism.SCRAM_SHA_512), username, password == null ? null : password.toString());
+        }
+        String truststore = string(values, KAFKA_SECURITY + "ssl.truststore-location", null);
+        if (truststore != null) {
+            builder.truststore(Path.of(truststore), secret(values, "ssl.truststore-password"),
+                    string(values, KAFKA_SECURITY + "ssl.truststore-type", null));
+        }
+        String keystore = string(values, KAFKA_SECURITY + "ssl.keystore-location", null);
+        if (keystore != null) {
+            builder.keystore(Path.of(keystore), secret(values, "ssl.keystore-password"), secret(values, "ssl.key-password"),
+                    string(values, KAFKA_SECURITY + "ssl.keystore-type", null));
+        }
+        Object endpointCheck = values.get(KAFKA_SECURITY + "ssl.endpoint-identification-algorithm");
+        return builder.endpointIdentificationAlgorithm(endpointCheck == null ? null : endpointCheck.toString().strip())
+                .build();
+    }
+
+    /** A password as given: not stripped, a space may belong to it. */
+    private static String secret(Map<String, Object> values, String key) {
+        Object value = values.get(KAFKA_SECURITY + key);
+        return value == null ? null : value.toString();
     }
 
     private static String string(Map<String, Object> values, String key, String fallback) {

@@ -23,8 +23,10 @@ public class CdcCacheManager implements CacheManager {
     public CdcCacheManager(InvalidationClient client) {
         this.client = client;
         Map<String, Cache> adapted = new LinkedHashMap<>();
-        for (String name : client.cacheNames()) {
-            adapted.put(name, new CdcSpringCache(client.cache(name)));
+        for (dev.cdccache.client.CacheDefinition definition : client.config().caches()) {
+            String name = definition.name();
+            adapted.put(name, new CdcSpringCache(client.cache(name), EvictedKeyTypes.of(definition),
+                    client.metrics().registry(), client.instanceId()));
         }
         this.caches = Map.copyOf(adapted);
     }

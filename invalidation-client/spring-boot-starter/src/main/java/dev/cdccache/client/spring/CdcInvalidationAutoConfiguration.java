@@ -3,8 +3,11 @@ package dev.cdccache.client.spring;
 import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.InvalidationClientConfig;
 import dev.cdccache.client.spring.health.CdcInvalidationHealthIndicator;
+import dev.cdccache.client.spring.health.ClientProblemSource;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -12,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.cache.CacheManager;
+import org.springframework.cache.interceptor.CacheOperationSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Fallback;
@@ -33,6 +37,10 @@ import org.springframework.context.annotation.Fallback;
 @EnableConfigurationProperties(CdcInvalidationProperties.class)
 public class CdcInvalidationAutoConfiguration {
 
+    public CdcInvalidationAutoConfiguration() {
+        SpringBootRequirement.check(); // on Boot 3 the starter would half-work silently; fail clearly instead
+    }
+
     @Bean
     @ConditionalOnMissingBean
     public InvalidationClient invalidationClient(CdcInvalidationProperties properties,
@@ -48,6 +56,18 @@ public class CdcInvalidationAutoConfiguration {
     public InvalidationClientLifecycle cdcInvalidationLifecycle(InvalidationClient client,
             CdcInvalidationProperties properties) {
         return new InvalidationClientLifecycle(client, properties.getAwaitReady());
+    }
+
+    /**
+     * Fails start-up when a caching annotation on one of the client's caches builds keys that can never equal the
+     * keys change events evict (e.g. an {@code Integer} parameter over a {@code BIGINT} id column).
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "cdcCacheKeyTypeCheck")
+    static SmartInitializingSingleton cdcCacheKeyTypeCheck(ListableBeanFactory beanFactory,
+            ObjectProvider<CacheOperationSource> operationSources, ObjectProvider<InvalidationClient> client) {
+        // Static, with the client looked up only when the check runs, so that declaring it creates nothing early.
+        return new CacheKeyTypeCheck(beanFactory, operationSources, client);
     }
 
     /** The application has no CacheManager: ours is the one {@code @Cacheable} uses. */
@@ -81,8 +101,9 @@ public class CdcInvalidationAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "cdcInvalidationHealthIndicator")
         public CdcInvalidationHealthIndicator cdcInvalidationHealthIndicator(InvalidationClient client,
-                CdcInvalidationProperties properties) {
-            return new CdcInvalidationHealthIndicator(client, properties.getHealth().getStaleStatus());
+                CdcInvalidationProperties properties, ObjectProvider<ClientProblemSource> problemSources) {
+            return new CdcInvalidationHealthIndicator(client, properties.getHealth().getStaleStatus(),
+                    properties.getHealth().getProblemStatus(), problemSources.orderedStream().toList());
         }
     }
 }

@@ -1,8 +1,11 @@
 package dev.cdccache.client.spring;
 
+import dev.cdccache.client.KeyNormalization;
+import dev.cdccache.client.KafkaSecurity;
 import dev.cdccache.client.KeyType;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,8 +26,13 @@ import org.springframework.util.unit.DataSize;
  *       couponsByCode: { table: coupon_db.coupon, key-columns: [code] }
  *       couponStats:   { table: coupon_db.coupon, evict: all }
  * </pre>
+ *
+ * <p>Binding is strict: a key under {@code cdc.invalidation} that this class does not know (a misspelled
+ * {@code max-stalenes} or {@code topic-prefx}, an unknown key inside a cache entry) fails start-up naming the key
+ * and the closest valid one ({@link UnknownSettingFailureAnalyzer}), instead of silently leaving a default in
+ * force. Only {@code kafka.properties.*} is free-form (it is passed to the Kafka consumer).
  */
-@ConfigurationProperties("cdc.invalidation")
+@ConfigurationProperties(prefix = "cdc.invalidation", ignoreUnknownFields = false)
 public class CdcInvalidationProperties {
 
     /** Whether to auto-configure the invalidation client, its CacheManager and health indicator. */
@@ -62,8 +70,13 @@ public class CdcInvalidationProperties {
      */
     private Duration stalenessCheckSlack;
 
-    /** Whether a subscribed topic that does not exist (yet) counts as "cannot prove freshness". */
-    private boolean requireTopics = false;
+    /**
+     * Whether a subscribed topic that does not exist (yet) counts as "cannot prove freshness". On by default: a
+     * cache bound to a topic nobody writes (misspelled topic-prefix or table, a table the connector does not
+     * capture) would otherwise look fresh forever. Health names the missing topics (status health.problem-status).
+     * Turn off only where topics appear with their first change (Kafka Connect without a snapshot).
+     */
+    private boolean requireTopics = true;
 
     /** Largest change-event value parsed; bigger values evict every cache bound to their table. */
     private DataSize maxMessageSize = DataSize.ofMegabytes(1);
@@ -82,6 +95,12 @@ public class CdcInvalidationProperties {
 
     /** Kafka client id prefix (also the 'client' tag of the metrics). */
     private String clientId = "cdc-invalidation";
+
+    /**
+     * Also record cdc.client.commit.lag per table from each change's source.ts_ms. Off by default: MariaDB
+     * records that commit time with one-second resolution; the lag to watch is cdc.client.invalidation.lag.
+     */
+    private boolean commitLagByTable = false;
 
     /** Connector heartbeat settings. */
     private final Heartbeat heartbeat = new Heartbeat();
@@ -199,6 +218,14 @@ public class CdcInvalidationProperties {
         this.clientId = clientId;
     }
 
+    public boolean isCommitLagByTable() {
+        return commitLagByTable;
+    }
+
+    public void setCommitLagByTable(boolean commitLagByTable) {
+        this.commitLagByTable = commitLagByTable;
+    }
+
     public Heartbeat getHeartbeat() {
         return heartbeat;
     }
@@ -259,11 +286,18 @@ public class CdcInvalidationProperties {
     /** Kafka consumer settings. */
     public static class Kafka {
 
+        /** Authentication (SASL/SCRAM) and encryption (TLS) of the connection to Kafka. */
+        private final Security security = new Security();
+
         /**
-         * Extra Kafka consumer properties (security.protocol, sasl.*, ssl.*...). group.id is ignored: every
-         * instance reads every partition itself.
+         * Extra Kafka consumer properties (e.g. ssl.cipher.suites). group.id is ignored: every instance reads every
+         * partition itself. A property kafka.security produces may not be repeated here.
          */
         private Map<String, String> properties = new LinkedHashMap<>();
+
+        public Security getSecurity() {
+            return security;
+        }
 
         public Map<String, String> getProperties() {
             return properties;
@@ -271,6 +305,167 @@ public class CdcInvalidationProperties {
 
         public void setProperties(Map<String, String> properties) {
             this.properties = properties;
+        }
+    }
+
+    /**
+     * Kafka security settings ({@code cdc.invalidation.kafka.security.*}). Secrets can come from the environment
+     * ({@code CDC_INVALIDATION_KAFKA_SECURITY_SASL_PASSWORD}) or files ({@code spring.config.import=configtree:...}).
+     */
+    public static class Security {
+
+        /** Kafka's security.protocol: PLAINTEXT (default), SSL, SASL_PLAINTEXT or SASL_SSL. */
+        private KafkaSecurity.Protocol protocol = KafkaSecurity.Protocol.PLAINTEXT;
+
+        /** SASL credentials, used with SASL_PLAINTEXT and SASL_SSL. */
+        private final Sasl sasl = new Sasl();
+
+        /** TLS trust and key stores, used with SSL and SASL_SSL. */
+        private final Ssl ssl = new Ssl();
+
+        public KafkaSecurity.Protocol getProtocol() {
+            return protocol;
+        }
+
+        public void setProtocol(KafkaSecurity.Protocol protocol) {
+            this.protocol = protocol;
+        }
+
+        public Sasl getSasl() {
+            return sasl;
+        }
+
+        public Ssl getSsl() {
+            return ssl;
+        }
+    }
+
+    /** SASL credentials. */
+    public static class Sasl {
+
+        /** SASL mechanism: SCRAM_SHA_512 (default), SCRAM_SHA_256 or PLAIN (PLAIN only over SASL_SSL). */
+        private KafkaSecurity.Mechanism mechanism = KafkaSecurity.Mechanism.SCRAM_SHA_512;
+
+        /** The Kafka user. */
+        private String username;
+
+        /** The Kafka user's password; masked in Actuator and never logged. */
+        private String password;
+
+        public KafkaSecurity.Mechanism getMechanism() {
+            return mechanism;
+        }
+
+        public void setMechanism(KafkaSecurity.Mechanism mechanism) {
+            this.mechanism = mechanism;
+        }
+
+        public String getUsername() {
+            return username;
+        }
+
+        public void setUsername(String username) {
+            this.username = username;
+        }
+
+        public String getPassword() {
+            return password;
+        }
+
+        public void setPassword(String password) {
+            this.password = password;
+        }
+    }
+
+    /** TLS settings. */
+    public static class Ssl {
+
+        /** Trust store with the CA that signed the brokers' certificates; the JVM's default when not set. */
+        private Path truststoreLocation;
+
+        /** Password of the trust store; masked in Actuator. */
+        private String truststorePassword;
+
+        /** Trust store format: PKCS12 or JKS. */
+        private String truststoreType;
+
+        /** Key store with the client's certificate, for brokers that require client certificates (mTLS). */
+        private Path keystoreLocation;
+
+        /** Password of the key store; masked in Actuator. */
+        private String keystorePassword;
+
+        /** Password of the private key, when it differs from the key store's; masked in Actuator. */
+        private String keyPassword;
+
+        /** Key store format: PKCS12 or JKS. */
+        private String keystoreType;
+
+        /** Kafka's ssl.endpoint.identification.algorithm: https (Kafka's default) checks host names; empty turns it off. */
+        private String endpointIdentificationAlgorithm;
+
+        public Path getTruststoreLocation() {
+            return truststoreLocation;
+        }
+
+        public void setTruststoreLocation(Path truststoreLocation) {
+            this.truststoreLocation = truststoreLocation;
+        }
+
+        public String getTruststorePassword() {
+            return truststorePassword;
+        }
+
+        public void setTruststorePassword(String truststorePassword) {
+            this.truststorePassword = truststorePassword;
+        }
+
+        public String getTruststoreType() {
+            return truststoreType;
+        }
+
+        public void setTruststoreType(String truststoreType) {
+            this.truststoreType = truststoreType;
+        }
+
+        public Path getKeystoreLocation() {
+            return keystoreLocation;
+        }
+
+        public void setKeystoreLocation(Path keystoreLocation) {
+            this.keystoreLocation = keystoreLocation;
+        }
+
+        public String getKeystorePassword() {
+            return keystorePassword;
+        }
+
+        public void setKeystorePassword(String keystorePassword) {
+            this.keystorePassword = keystorePassword;
+        }
+
+        public String getKeyPassword() {
+            return keyPassword;
+        }
+
+        public void setKeyPassword(String keyPassword) {
+            this.keyPassword = keyPassword;
+        }
+
+        public String getKeystoreType() {
+            return keystoreType;
+        }
+
+        public void setKeystoreType(String keystoreType) {
+            this.keystoreType = keystoreType;
+        }
+
+        public String getEndpointIdentificationAlgorithm() {
+            return endpointIdentificationAlgorithm;
+        }
+
+        public void setEndpointIdentificationAlgorithm(String endpointIdentificationAlgorithm) {
+            this.endpointIdentificationAlgorithm = endpointIdentificationAlgorithm;
         }
     }
 
@@ -284,12 +479,27 @@ public class CdcInvalidationProperties {
          */
         private String staleStatus = "DEGRADED";
 
+        /**
+         * Status reported while a problem needs an operator to clear it: a subscribed topic that does not exist, a
+         * table no connector heartbeat covers, a stopped consumer. DOWN by default, so a readiness group that
+         * includes cdcInvalidation keeps a misconfigured instance out of rotation.
+         */
+        private String problemStatus = "DOWN";
+
         public String getStaleStatus() {
             return staleStatus;
         }
 
         public void setStaleStatus(String staleStatus) {
             this.staleStatus = staleStatus;
+        }
+
+        public String getProblemStatus() {
+            return problemStatus;
+        }
+
+        public void setProblemStatus(String problemStatus) {
+            this.problemStatus = problemStatus;
         }
     }
 
@@ -305,6 +515,14 @@ public class CdcInvalidationProperties {
          * builds for a method with several parameters).
          */
         private KeyType keyType = KeyType.AUTO;
+
+        /**
+         * How text keys are normalised on lookups and on keys derived from events: none (default), lower-case or
+         * upper-case. Use lower-case for a column with a case-insensitive collation (MariaDB's default), where
+         * 'abc10' and 'ABC10' are the same row: otherwise a "not found" cached under one spelling survives the
+         * insert of the other. One-column text keys only.
+         */
+        private KeyNormalization keyNormalization = KeyNormalization.NONE;
 
         /** Caffeine specification, e.g. maximumSize=100000,expireAfterWrite=10m. */
         private String spec = dev.cdccache.client.CacheDefinition.DEFAULT_SPEC;
@@ -327,6 +545,14 @@ public class CdcInvalidationProperties {
 
         public void setKeyType(KeyType keyType) {
             this.keyType = keyType;
+        }
+
+        public KeyNormalization getKeyNormalization() {
+            return keyNormalization;
+        }
+
+        public void setKeyNormalization(KeyNormalization keyNormalization) {
+            this.keyNormalization = keyNormalization;
         }
 
         public String getSpec() {

@@ -16,7 +16,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.cache.annotation.CachePut;
 import org.springframework.cache.annotation.Cacheable;
+import org.springframework.cache.annotation.Caching;
 import org.springframework.cache.annotation.EnableCaching;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -65,6 +67,75 @@ class CacheableNoStalePopulateTest {
         });
     }
 
+    @Test
+    void nestedCacheableOnTheSameCacheDoesNotCacheTheOuterRowReadBeforeAnAppliedInvalidation() {
+        runner.run(context -> assertOldRowNotCached(context, id -> context.getBean(Outer.class).findWithRelated(id)));
+    }
+
+    @Test
+    void nestedCacheableOfTheSameKeyDoesNotCacheEitherRowOfTheAmbiguousLoads() {
+        runner.run(context -> assertOldRowNotCached(context, id -> context.getBean(Outer.class).findTwice(id)));
+    }
+
+    @Test
+    void cachingWithTwoOperationsOnOneCacheDoesNotCacheARowReadBeforeAnAppliedInvalidation() {
+        runner.run(context -> {
+            assertOldRowNotCached(context, id -> context.getBean(CouponService.class).findUnderTwoKeys(id));
+            InvalidatingCache<Long, String> coupons = context.getBean(CdcCacheManager.class).invalidatingCache("coupons");
+            assertThat(coupons.getIfPresent(1001L)).as("the other key's load was not invalidated").isEqualTo("old");
+        });
+    }
+
+    @Test
+    void cachePutOfARowReadBeforeAnAppliedInvalidationIsNotStored() {
+        runner.run(context -> {
+            assertOldRowNotCached(context, id -> context.getBean(CouponService.class).refresh(id));
+            CdcSpringCache spring = (CdcSpringCache) context.getBean(CdcCacheManager.class).getCache("coupons");
+            assertThat(spring.unverifiedPuts()).as("the dropped put is counted").isEqualTo(1);
+        });
+    }
+
+    @Test
+    void cachePutEvictsTheKeySoTheNextReadLoadsTheWrittenRow() {
+        runner.run(context -> {
+            CouponService service = context.getBean(CouponService.class);
+            Rows rows = context.getBean(Rows.class);
+            rows.database.put(5L, "v1");
+            assertThat(service.find(5L)).isEqualTo("v1");
+            rows.database.put(5L, "v2"); // the application's own write...
+            assertThat(service.refresh(5L)).isEqualTo("v2"); // ...and its @CachePut, which cannot be verified
+            assertThat(service.find(5L)).as("read-your-writes: the old entry was evicted").isEqualTo("v2");
+        });
+    }
+
+    /**
+     * Runs {@code call} for key 1 while its database read is held until the row changed and the invalidation was
+     * applied; the old row must be returned but not cached, and the next read must load the new row.
+     */
+    private static void assertOldRowNotCached(org.springframework.context.ApplicationContext context,
+            java.util.function.LongFunction<String> call) throws Exception {
+        Rows rows = context.getBean(Rows.class);
+        CdcCacheManager manager = context.getBean(CdcCacheManager.class);
+        InvalidatingCache<Long, String> coupons = manager.invalidatingCache("coupons");
+        assertThat(manager.client().isReady()).isTrue();
+        rows.database.put(1L, "old");
+        rows.database.put(101L, "related");
+        rows.database.put(1001L, "old");
+        rows.pauseAfterRead = new CountDownLatch(1);
+        rows.resume = new CountDownLatch(1);
+
+        CompletableFuture<String> result = CompletableFuture.supplyAsync(() -> call.apply(1L));
+        assertThat(rows.pauseAfterRead.await(5, TimeUnit.SECONDS)).isTrue();
+        rows.database.put(1L, "new"); // commit...
+        coupons.invalidate(1L);          // ...and its invalidation applied by the consumer
+        rows.resume.countDown();
+
+        assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo("old");
+        assertThat(coupons.getIfPresent(1L)).as("the row read before the invalidation is not cached").isNull();
+        rows.pauseAfterRead = null;
+        assertThat(context.getBean(CouponService.class).find(1L)).isEqualTo("new");
+    }
+
     private static void assertNoStalePopulate(CouponService service, Rows rows, CdcCacheManager manager,
             boolean sync)
             throws Exception {
@@ -108,14 +179,38 @@ class CacheableNoStalePopulateTest {
         CouponService couponService(Rows rows) {
             return new CouponService(rows);
         }
+
+        @Bean
+        Outer outer(Rows rows, CouponService service) {
+            return new Outer(rows, service);
+        }
     }
 
-    /** The in-memory "database" and the latches, shared by the test and the (proxied) service. */
-    static class Rows {
-        final Map<Long, String> database = new ConcurrentHashMap<>();
-        final AtomicInteger reads = new AtomicInteger();
-        volatile CountDownLatch pauseAfterRead;
-        volatile CountDownLatch resume;
+    /** @Cacheable methods that call other @Cacheable methods of the same cache while their own load is open. */
+    static class Outer {
+        private final Rows rows;
+        private final CouponService service;
+
+        Outer(Rows rows, CouponService service) {
+            this.rows = rows;
+            this.service = service;
+        }
+
+        /** Reads its row, then (still inside its load) a related row of another key through the cache. */
+        @Cacheable("coupons")
+        public String findWithRelated(Long id) {
+            String value = rows.read(id);
+            service.find(id + 100);
+            return value;
+        }
+
+        /** Reads its row, then the same key again through the cache (e.g. a recursive lookup). */
+        @Cacheable("coupons")
+        public String findTwice(Long id) {
+            String value = rows.read(id);
+            service.find(id);
+            return value;
+        }
     }
 
     static class CouponService {
@@ -140,14 +235,38 @@ class CacheableNoStalePopulateTest {
             return read(id);
         }
 
+        @Caching(cacheable = {@Cacheable(cacheNames = "coupons", key = "#id"),
+                @Cacheable(cacheNames = "coupons", key = "#id + 1000")})
+        public String findUnderTwoKeys(Long id) {
+            return read(id);
+        }
+
+        @CachePut(cacheNames = "coupons", key = "#id")
+        public String refresh(Long id) {
+            return read(id);
+        }
+
         private String read(Long id) {
-            rows.reads.incrementAndGet();
-            String value = rows.database.get(id);
-            CountDownLatch pause = rows.pauseAfterRead;
+            return rows.read(id);
+        }
+    }
+
+    /** The in-memory "database" and the latches, shared by the test and the (proxied) services. */
+    static class Rows {
+        final Map<Long, String> database = new ConcurrentHashMap<>();
+        final AtomicInteger reads = new AtomicInteger();
+        volatile CountDownLatch pauseAfterRead;
+        volatile CountDownLatch resume;
+
+        /** Reads a row; while {@code pauseAfterRead} is set, the first read waits for {@code resume}. */
+        String read(Long id) {
+            reads.incrementAndGet();
+            String value = database.get(id);
+            CountDownLatch pause = pauseAfterRead;
             if (pause != null) {
                 pause.countDown();
                 try {
-                    rows.resume.await(5, TimeUnit.SECONDS);
+                    resume.await(5, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }

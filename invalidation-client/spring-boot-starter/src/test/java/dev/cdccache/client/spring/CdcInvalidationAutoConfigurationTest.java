@@ -52,6 +52,8 @@ class CdcInvalidationAutoConfigurationTest {
             assertThat(cacheManager.getCache("unknown")).isNull();
             InvalidatingCache<Long, String> coupons = context.getBean(CdcCacheManager.class).invalidatingCache("coupons");
             assertThat(coupons.name()).isEqualTo("coupons");
+            assertThat(context.getBean(InvalidationClient.class).config().requireTopics())
+                    .as("a topic nobody writes is not fresh by default").isTrue();
         });
     }
 
@@ -65,7 +67,11 @@ class CdcInvalidationAutoConfigurationTest {
                 "cdc.invalidation.staleness-check-slack=500ms",
                 "cdc.invalidation.heartbeat.topic=shop.meta.hb",
                 "cdc.invalidation.heartbeat.required=false",
-                "cdc.invalidation.require-topics=true",
+                "cdc.invalidation.require-topics=false",
+                "cdc.invalidation.health.problem-status=OUT_OF_SERVICE",
+                "cdc.invalidation.caches.byCode.table=coupon_db.coupon",
+                "cdc.invalidation.caches.byCode.key-columns=code",
+                "cdc.invalidation.caches.byCode.key-normalization=lower-case",
                 "cdc.invalidation.max-message-size=64KB",
                 "cdc.invalidation.kafka.properties.security.protocol=PLAINTEXT",
                 "cdc.invalidation.caches.placeCoupons.key-type=composite",
@@ -83,16 +89,20 @@ class CdcInvalidationAutoConfigurationTest {
                     assertThat(config.stalenessCheckSlack()).isEqualTo(Duration.ofMillis(500));
                     assertThat(config.heartbeatTopic()).isEqualTo("shop.meta.hb");
                     assertThat(config.heartbeatRequired()).isFalse();
-                    assertThat(config.requireTopics()).isTrue();
+                    assertThat(config.requireTopics()).isFalse();
+                    assertThat(context.getBean(CdcInvalidationProperties.class).getHealth().getProblemStatus())
+                            .isEqualTo("OUT_OF_SERVICE");
                     assertThat(config.maxMessageBytes()).isEqualTo(64 * 1024);
                     assertThat(config.kafkaProperties()).containsEntry("security.protocol", "PLAINTEXT");
                     assertThat(config.caches()).extracting(c -> c.name())
-                            .containsExactly("coupons", "couponStats", "placeCoupons", "withAttributes");
-                    var placeCoupons = config.caches().get(2);
+                            .containsExactly("coupons", "couponStats", "byCode", "placeCoupons", "withAttributes");
+                    assertThat(config.caches().get(2).keyNormalization())
+                            .isEqualTo(dev.cdccache.client.KeyNormalization.LOWER_CASE);
+                    var placeCoupons = config.caches().get(3);
                     assertThat(placeCoupons.keyType()).isEqualTo(KeyType.COMPOSITE);
                     assertThat(placeCoupons.compositeKeyFactory().apply(java.util.List.of(7L, "A")))
                             .isEqualTo(new SimpleKey(7L, "A"));
-                    assertThat(config.caches().get(3).sources()).hasSize(2);
+                    assertThat(config.caches().get(4).sources()).hasSize(2);
                     assertThat(config.caches().get(1).sources().get(0).evictAll()).isTrue();
                 });
     }

@@ -17,6 +17,11 @@ final class MockKafka {
     }
 
     static InvalidationClient readyClient(InvalidationClientConfig config) {
+        return readyClient(config, java.util.Set.of());
+    }
+
+    /** A client over topics that exist, except {@code missingTopics}. */
+    static InvalidationClient readyClient(InvalidationClientConfig config, java.util.Set<String> missingTopics) {
         MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("none") {
             @Override
             public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
@@ -35,6 +40,7 @@ final class MockKafka {
         List<String> topics = new java.util.ArrayList<>();
         topics.add(config.heartbeatTopic());
         config.caches().forEach(c -> c.sources().forEach(s -> topics.add(s.topic(config.topicPrefix()))));
+        topics.removeAll(missingTopics);
         for (String topic : topics) {
             consumer.updatePartitions(topic, List.of(new PartitionInfo(topic, 0, null, null, null)));
             consumer.updateBeginningOffsets(Map.of(new TopicPartition(topic, 0), 0L));

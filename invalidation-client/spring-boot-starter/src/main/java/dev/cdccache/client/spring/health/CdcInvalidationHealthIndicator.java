@@ -5,32 +5,74 @@ import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.metrics.ErrorReason;
 import dev.cdccache.client.staleness.StalenessStatus;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
 /**
- * UP while the client is ready and can show it is within {@code max-staleness}; otherwise the configured
- * stale status (default {@code DEGRADED}), with the reason in the details: readiness, watermark age, last
- * heartbeat, last position check, the latest consumer problem, error counts and cache sizes.
+ * The client's health from its {@link ClientProblem problems} (those {@link StatusProblems} reads from the
+ * client's status, plus any from {@link ClientProblemSource} beans):
+ * <ul>
+ *   <li>{@code UP}: ready, fresh, no problem;</li>
+ *   <li>the problem status (default {@code DOWN}) if any problem {@linkplain ClientProblem.Severity#REQUIRES_ACTION
+ *       needs an operator} (a missing topic, a table no connector covers, a stopped consumer): the instance
+ *       will never be fresh without a fix, so a readiness group including {@code cdcInvalidation} takes it out;</li>
+ *   <li>otherwise the stale status (default {@code DEGRADED}) while it is not ready or not fresh: caches bypass
+ *       themselves, answers stay correct, and the default status order keeps the instance in service (every
+ *       instance is in this state when the connector stops; taking them all out would be an outage).</li>
+ * </ul>
+ * Details: the problems (severity, code, message), readiness, watermark age, last heartbeat, last position
+ * check, error counts and cache sizes.
  */
 public class CdcInvalidationHealthIndicator extends AbstractHealthIndicator {
 
     private final InvalidationClient client;
     private final Status staleStatus;
+    private final Status problemStatus;
+    private final List<ClientProblemSource> sources;
 
+    /** Stale status as given, problems that need an operator DOWN, problems from the client's status only. */
     public CdcInvalidationHealthIndicator(InvalidationClient client, String staleStatus) {
+        this(client, staleStatus, Status.DOWN.getCode(), List.of());
+    }
+
+    /**
+     * @param staleStatus status while not ready or not fresh for reasons that clear by themselves
+     * @param problemStatus status while a problem needs an operator
+     * @param extraSources problem sources besides the client's status
+     */
+    public CdcInvalidationHealthIndicator(InvalidationClient client, String staleStatus, String problemStatus,
+            List<ClientProblemSource> extraSources) {
         super("CDC invalidation client health check failed");
         this.client = client;
         this.staleStatus = new Status(staleStatus);
+        this.problemStatus = new Status(problemStatus);
+        List<ClientProblemSource> all = new ArrayList<>();
+        all.add(new StatusProblems());
+        all.addAll(extraSources);
+        this.sources = List.copyOf(all);
     }
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
         StalenessStatus status = client.status();
-        builder.status(status.ready() && status.fresh() ? Status.UP : staleStatus);
+        List<ClientProblem> problems = new ArrayList<>();
+        for (ClientProblemSource source : sources) {
+            problems.addAll(source.problems(client));
+        }
+        boolean needsAction = problems.stream().anyMatch(p -> p.severity() == ClientProblem.Severity.REQUIRES_ACTION);
+        builder.status(needsAction ? problemStatus : problems.isEmpty() && status.ready() && status.fresh()
+                ? Status.UP : staleStatus);
+        List<Map<String, String>> problemDetails = new ArrayList<>();
+        for (ClientProblem problem : problems) {
+            problemDetails.add(Map.of("severity", problem.severity().name().toLowerCase().replace('_', '-'),
+                    "code", problem.code(), "message", problem.message()));
+        }
+        builder.withDetail("problems", problemDetails);
         builder.withDetail("ready", status.ready());
         builder.withDetail("fresh", status.fresh());
         builder.withDetail("maxStalenessMillis", status.maxStalenessMillis());
@@ -42,9 +84,6 @@ public class CdcInvalidationHealthIndicator extends AbstractHealthIndicator {
         builder.withDetail("check", client.config().stalenessCheck().name().toLowerCase().replace('_', '-'));
         if (status.checkOverruns() > 0) {
             builder.withDetail("checkOverruns", status.checkOverruns());
-        }
-        if (status.problem() != null) {
-            builder.withDetail("problem", status.problem());
         }
         Map<String, Long> errors = new LinkedHashMap<>();
         for (ErrorReason reason : ErrorReason.values()) {

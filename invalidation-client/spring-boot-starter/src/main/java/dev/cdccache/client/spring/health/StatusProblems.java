@@ -1,0 +1,50 @@
+package dev.cdccache.client.spring.health;
+
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.spring.health.ClientProblem.Severity;
+import dev.cdccache.client.staleness.FreshnessProblem;
+import dev.cdccache.client.staleness.StalenessStatus;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The problems the client's {@link StalenessStatus} shows: each {@link FreshnessProblem} the core reports (missing
+ * topics, tables no connector heartbeat covers, deleted topics, unavailable partitions, a failing consumer), not
+ * ready, and not fresh, classified by what it takes to clear them: a configuration problem
+ * ({@link FreshnessProblem.Kind#configuration()}) never clears without an operator; anything else (Kafka
+ * unreachable, a connector stopped, a consumer restarting) is transient.
+ */
+public final class StatusProblems implements ClientProblemSource {
+
+    @Override
+    public List<ClientProblem> problems(InvalidationClient client) {
+        StalenessStatus status = client.status();
+        List<ClientProblem> problems = new ArrayList<>();
+        for (FreshnessProblem problem : status.problems()) {
+            problems.add(classify(problem));
+        }
+        String summary = status.problem();
+        if (summary != null && status.problems().stream().noneMatch(p -> p.message().equals(summary))) {
+            problems.add(new ClientProblem(Severity.TRANSIENT, "consumer", summary)); // e.g. Kafka unreachable
+        }
+        if (!status.ready()) {
+            problems.add(new ClientProblem(Severity.TRANSIENT, "not-ready",
+                    "not yet positioned at the end of its topics (Kafka reachable at "
+                            + client.config().bootstrapServers() + "?); loads pass through uncached"));
+        } else if (!status.fresh()) {
+            String age = status.watermarkMillis() == Long.MIN_VALUE ? "no connector heartbeat applied yet"
+                    : "changes applied up to " + status.watermarkAgeMillis() + " ms ago";
+            problems.add(new ClientProblem(Severity.TRANSIENT, "not-fresh", "cannot show it is within max-staleness ("
+                    + status.maxStalenessMillis() + " ms): " + age + "; entries older than the bound are not served"));
+        }
+        return problems;
+    }
+
+    /** A core problem as health shows it: code {@code missing-topic}, {@code uncovered-table}, ... */
+    static ClientProblem classify(FreshnessProblem problem) {
+        Severity severity = problem.kind().configuration() ? Severity.REQUIRES_ACTION : Severity.TRANSIENT;
+        String code = problem.kind().name().toLowerCase(Locale.ROOT).replace('_', '-');
+        return new ClientProblem(severity, code, problem.message());
+    }
+}

@@ -197,7 +197,7 @@ bench_counter() {
 }
 
 # The cumulative bucket counts of a Prometheus histogram on one instance, summed over its series, one
-# "le count" line per bucket: bench_buckets PORT METRIC (e.g. cdc_client_heartbeat_lag_seconds)
+# "le count" line per bucket: bench_buckets PORT METRIC (e.g. cdc_client_invalidation_lag_seconds)
 bench_buckets() {
   curl -fsS --max-time 5 "http://127.0.0.1:$1/actuator/prometheus" 2>/dev/null \
       | awk -v m="$2_bucket{" 'index($1, m) == 1 { if (match($0, /le="[^"]*"/)) { le = substr($0, RSTART + 4, RLENGTH - 5); c[le] += $NF } }

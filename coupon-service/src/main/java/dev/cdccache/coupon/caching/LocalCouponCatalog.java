@@ -16,7 +16,8 @@ import java.util.Optional;
  * configuration ({@code cdc.invalidation.caches} in application.yml):
  * <ul>
  *   <li>{@code coupons} id to coupon with attributes, evicted by coupon [id] and coupon_attribute [coupon_id];</li>
- *   <li>{@code couponIdsByCode} code to id, evicted by coupon [code] (old and new code);</li>
+ *   <li>{@code couponIdsByCode} code to id, evicted by coupon [code] (old and new code); keys lower-cased
+ *       (key-normalization), since the code column's collation ignores case;</li>
  *   <li>{@code placeCouponIds} place id to coupon ids, evicted by coupon [place_id] (old and new place),
  *       and composed with {@code coupons} through one bulk lookup;</li>
  *   <li>{@code places} id to place, evicted by place [id].</li>
@@ -58,9 +59,10 @@ class LocalCouponCatalog implements CouponCatalog {
             return Optional.empty();
         }
         // The two entries are evicted by the same change event, but not atomically together: in the gap
-        // the coupon may already carry another code. Never answer with it; ask the database instead.
+        // the coupon may already carry another code. Never answer with it; ask the database instead. The
+        // comparison ignores case like the column's collation (and the cache's key-normalization) does.
         Optional<Coupon> coupon = findCoupon(id);
-        if (coupon.isPresent() && coupon.get().code().equals(code)) {
+        if (coupon.isPresent() && coupon.get().code().equalsIgnoreCase(code)) {
             return coupon;
         }
         return repository.findCouponByCode(code);

@@ -10,6 +10,7 @@ import dev.cdccache.coupon.testing.CdcTwoInstances;
 import dev.cdccache.coupon.testing.ServiceInstance;
 import dev.cdccache.coupon.testing.TestData;
 import dev.cdccache.infra.LocalStack;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -107,6 +108,28 @@ class CdcInvalidationIT {
             assertThat(r.json().path("attributes")).hasSize(2);
         });
         awaitOnBoth("/coupons/by-code/LATE-900001", r -> assertThat(r.status()).isEqualTo(200));
+    }
+
+    @Test
+    void aNotFoundCachedForOneCaseOfACodeIsEvictedByTheInsertOfTheOtherCase() {
+        // The code column's collation ignores case: the database answers 'case-900002' with 'CASE-900002'.
+        getOnBoth("/coupons/by-code/case-900002", 404);
+        long before = first.statements();
+        assertThat(first.api().get("/coupons/by-code/case-900002").status()).isEqualTo(404);
+        assertThat(first.statements() - before).as("the absence is cached").isZero();
+
+        new TestData(STACK, platform.database()).coupon(900002, "CASE-900002", 3, 10);
+        awaitOnBoth("/coupons/by-code/case-900002", r -> {
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.json().path("code").asString()).isEqualTo("CASE-900002");
+        });
+        // Once the coupon's attribute rows (inserted after it) have been applied too, another spelling is served
+        // from the same entries without a statement.
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            long start = first.statements();
+            assertThat(first.api().get("/coupons/by-code/Case-900002").status()).isEqualTo(200);
+            assertThat(first.statements() - start).as("another spelling hits the same entries").isZero();
+        });
     }
 
     @Test

@@ -3,20 +3,28 @@ package dev.cdccache.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.cdccache.client.consuming.ChangeConsumer;
 import dev.cdccache.client.metrics.ErrorReason;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * Issue 14, consumer robustness: no record takes the rest of its poll batch along, and the consumer loop never
@@ -32,6 +40,7 @@ class ConsumerRobustnessTest {
         final AtomicReference<OffsetOutOfRangeException> outOfRangeNext = new AtomicReference<>();
         final AtomicBoolean failNextPosition = new AtomicBoolean();
         final AtomicReference<Error> errorOnPoll = new AtomicReference<>();
+        final AtomicReference<RuntimeException> exceptionOnPoll = new AtomicReference<>();
 
         @Override
         public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
@@ -39,12 +48,25 @@ class ConsumerRobustnessTest {
             if (error != null) {
                 throw error;
             }
+            RuntimeException exception = exceptionOnPoll.get();
+            if (exception != null) {
+                throw exception;
+            }
             OffsetOutOfRangeException outOfRange = outOfRangeNext.getAndSet(null);
             if (outOfRange != null) {
                 failNextPosition.set(true);
                 throw outOfRange;
             }
             return super.poll(timeout);
+        }
+
+        @Override
+        public synchronized Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions, Duration timeout) {
+            RuntimeException exception = exceptionOnPoll.get();
+            if (exception != null) { // an unreachable broker fails every request, not only fetches
+                throw exception;
+            }
+            return super.endOffsets(partitions, timeout);
         }
 
         @Override
@@ -57,11 +79,14 @@ class ConsumerRobustnessTest {
     }
 
     private final FailingMockKafka kafka = new FailingMockKafka();
+    private final ListAppender<ILoggingEvent> consumerLog = new ListAppender<>();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private InvalidationClient client;
 
     @BeforeEach
     void start() {
+        consumerLog.start();
+        ((Logger) LoggerFactory.getLogger(ChangeConsumer.class)).addAppender(consumerLog);
         kafka.createTopic(COUPON);
         kafka.createTopic(HEARTBEAT);
         client = new InvalidationClient(InvalidationClientConfig.builder()
@@ -87,6 +112,7 @@ class ConsumerRobustnessTest {
 
     @AfterEach
     void stop() {
+        ((Logger) LoggerFactory.getLogger(ChangeConsumer.class)).detachAppender(consumerLog);
         client.close();
     }
 
@@ -169,5 +195,31 @@ class ConsumerRobustnessTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> cache("coupons").getIfPresent(1L) == null);
         await().atMost(Duration.ofSeconds(10)).until(() -> client.status().fresh());
         assertThat(cache("coupons").getIfPresent(2L)).isEqualTo("coupon 2");
+    }
+
+    @Test
+    void aRecoveryFromKafkaFailuresIsLoggedOnceAfterTheFailureWarning() {
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.status().fresh());
+        kafka.exceptionOnPoll.set(new KafkaException("simulated: broker unreachable"));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> client.metrics().errorCount(ErrorReason.CONSUMER_FAILURE) >= 3);
+        assertThat(lines(Level.WARN)).as("one warning per 30 s, not one per failure").hasSize(1)
+                .allMatch(line -> line.contains("broker unreachable"));
+        assertThat(lines(Level.INFO)).noneMatch(line -> line.contains("recovered"));
+
+        kafka.exceptionOnPoll.set(null);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> lines(Level.INFO).stream().anyMatch(line -> line.contains("recovered after")));
+        assertThat(client.status().fresh()).isTrue();
+        assertThat(lines(Level.INFO)).filteredOn(line -> line.contains("recovered after")).hasSize(1);
+
+        // The next outage warns again at once: the recovery ended the previous run of failures.
+        kafka.exceptionOnPoll.set(new KafkaException("simulated: second outage"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> lines(Level.WARN).size() == 2);
+        kafka.exceptionOnPoll.set(null);
+    }
+
+    private List<String> lines(Level level) {
+        return consumerLog.list.stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage).toList();
     }
 }

@@ -116,6 +116,8 @@ public final class ChangeConsumer implements Runnable {
     private Set<String> missingAtCheck = Set.of();
     private long nextCheckAt;
     private long lastFailureLog = Long.MIN_VALUE;
+    /** When the current run of consumer failures began, or MIN_VALUE while healthy: the recovery is logged. */
+    private long failingSince = Long.MIN_VALUE;
     private volatile boolean running = true;
     /** Partitions whose position fell outside the log and whose caches are still to be evicted. */
     private final Set<TopicPartition> lostEvents = new LinkedHashSet<>();
@@ -240,6 +242,7 @@ public final class ChangeConsumer implements Runnable {
             return;
         }
         metrics.error(ErrorReason.CONSUMER_RESTART);
+        markFailing();
         guard.consumerFailing("consumer loop failed (" + t + "); restarting");
         targetEnds = null;
         restartBackoffMillis = restartBackoffMillis == 0 ? Math.max(1, pollTimeout.toMillis())
@@ -415,6 +418,13 @@ public final class ChangeConsumer implements Runnable {
         restartBackoffMillis = 0;
         nextCheckAt = checkStartedAt + checkIntervalMillis;
         guard.positionsChecked(checkStartedAt);
+        if (failingSince != Long.MIN_VALUE) {
+            // Say so once: operators who saw the failure WARN/ERROR must not have to infer the recovery.
+            LOG.info("Kafka consumer recovered after {} ms of failures; positions confirmed again",
+                    clock.getAsLong() - failingSince);
+            failingSince = Long.MIN_VALUE;
+            lastFailureLog = Long.MIN_VALUE;
+        }
         if (!ready) {
             ready = true;
             readyAtMillis = clock.getAsLong();
@@ -757,7 +767,14 @@ public final class ChangeConsumer implements Runnable {
         logFailure(e);
     }
 
+    private void markFailing() {
+        if (failingSince == Long.MIN_VALUE) {
+            failingSince = clock.getAsLong();
+        }
+    }
+
     private void logFailure(RuntimeException e) {
+        markFailing();
         long now = clock.getAsLong();
         if (lastFailureLog == Long.MIN_VALUE || now - lastFailureLog > 30_000) {
             lastFailureLog = now;

@@ -3,6 +3,11 @@ package dev.cdccache.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.cdccache.client.consuming.ChangeConsumer;
 import dev.cdccache.client.metrics.ErrorReason;
 import dev.cdccache.client.staleness.FreshnessProblem;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -16,6 +21,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * Issue 14: freshness is proven per cache, by the connector capturing its tables, and never claimed for a cache
@@ -223,6 +229,49 @@ class FreshnessProofTest {
         assertThat(client.metrics().unprovenEvictions("freshness_gap")).isPositive();
         cache("coupons").get(1L, id -> "coupon 1 reloaded");
         assertThat(cache("coupons").getIfPresent(1L)).isEqualTo("coupon 1 reloaded");
+    }
+
+    @Test
+    void aGapIsLoggedOnceNamingItsCachesWhileTheConsumerCatchesUpThroughOldHeartbeats() {
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        Logger consumerLogger = (Logger) LoggerFactory.getLogger(ChangeConsumer.class);
+        consumerLogger.addAppender(log);
+        try {
+            start();
+            String tables = "coupon_db.coupon,coupon_db.coupon_attribute";
+            heartbeat("coupons", "e1", tables);
+            await().atMost(Duration.ofSeconds(5)).until(() -> client.status().fresh());
+
+            clockOffset.addAndGet(MAX_STALENESS.toMillis() + 10_000);
+            await().atMost(Duration.ofSeconds(5)).until(() -> !client.status().fresh());
+            // A backlog: heartbeats written during an outage arrive one by one, each still older than max-staleness.
+            long behind = now() - MAX_STALENESS.toMillis() - 5_000;
+            heartbeat("coupons", "coupons", behind, "e1", tables);
+            await().atMost(Duration.ofSeconds(5)).until(() -> client.metrics().unprovenEvictions("freshness_gap") >= 3);
+            heartbeat("coupons", "coupons", behind + 2_000, "e1", tables);
+            await().atMost(Duration.ofSeconds(5)).until(() -> client.metrics().unprovenEvictions("freshness_gap") >= 6);
+            heartbeat("coupons", "e1", tables);
+            await().atMost(Duration.ofSeconds(5)).until(() -> client.status().fresh());
+
+            assertThat(gapWarnings(log)).as("one warning for the episode, not one per cache and heartbeat").hasSize(1)
+                    .allMatch(line -> line.contains("coupons") && line.contains("couponsByCode") && line.contains("attributes"));
+            assertThat(client.metrics().unprovenEvictions("freshness_gap")).as("every eviction is still counted").isEqualTo(9);
+
+            // Fresh again: the next gap is a new episode and warns again.
+            clockOffset.addAndGet(MAX_STALENESS.toMillis() + 2_000);
+            await().atMost(Duration.ofSeconds(5)).until(() -> !client.status().fresh());
+            heartbeat("coupons", "e1", tables);
+            await().atMost(Duration.ofSeconds(5)).until(() -> client.status().fresh());
+            assertThat(gapWarnings(log)).hasSize(2);
+        } finally {
+            consumerLogger.detachAppender(log);
+        }
+    }
+
+    private static List<String> gapWarnings(ListAppender<ILoggingEvent> log) {
+        return log.list.stream().filter(e -> e.getLevel() == Level.WARN).map(ILoggingEvent::getFormattedMessage)
+                .filter(line -> line.contains("without proof")).toList();
     }
 
     @Test

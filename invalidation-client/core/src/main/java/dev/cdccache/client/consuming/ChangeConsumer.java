@@ -15,8 +15,10 @@ import dev.cdccache.client.staleness.StalenessGuard;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -118,6 +120,8 @@ public final class ChangeConsumer implements Runnable {
     private long lastFailureLog = Long.MIN_VALUE;
     /** When the current run of consumer failures began, or MIN_VALUE while healthy: the recovery is logged. */
     private long failingSince = Long.MIN_VALUE;
+    /** Caches whose current freshness gap was logged; consumer thread only. */
+    private final Set<String> gapReported = new HashSet<>();
     private volatile boolean running = true;
     /** Partitions whose position fell outside the log and whose caches are still to be evicted. */
     private final Set<TopicPartition> lostEvents = new LinkedHashSet<>();
@@ -449,6 +453,8 @@ public final class ChangeConsumer implements Runnable {
         }
         long now = clock.getAsLong();
         long global = Long.MAX_VALUE;
+        Map<String, Long> evictedAfterGap = new LinkedHashMap<>();
+        Set<String> freshAgain = new HashSet<>();
         for (CacheFreshness cache : caches) {
             long watermark = Long.MAX_VALUE;
             for (CacheFreshness.Source source : cache.sources()) {
@@ -466,13 +472,15 @@ public final class ChangeConsumer implements Runnable {
                 }
                 watermark = Math.min(watermark, proven);
             }
-            advance(cache, watermark, now);
+            advance(cache, watermark, now, evictedAfterGap, freshAgain);
             long w = cache.guard().watermark();
             global = w == UNKNOWN || global == UNKNOWN ? UNKNOWN : Math.min(global, w);
         }
         if (caches.isEmpty()) {
             global = heartbeatRequired ? heartbeatAtCheckStart : checkStartedAt;
         }
+        logGapEvictions(evictedAfterGap);
+        gapReported.removeAll(freshAgain);
         guard.advanceWatermark(global);
         publishProblems(now);
     }
@@ -483,7 +491,8 @@ public final class ChangeConsumer implements Runnable {
      * proven now either (the connector may have skipped part of the binlog meanwhile), so the cache is evicted
      * BEFORE the new watermark lets them be served again.
      */
-    private void advance(CacheFreshness cache, long watermark, long now) {
+    private void advance(CacheFreshness cache, long watermark, long now, Map<String, Long> evictedAfterGap,
+            Set<String> freshAgain) {
         long previous = cache.guard().watermark();
         if (watermark == UNKNOWN || (previous != UNKNOWN && watermark <= previous)) {
             return;
@@ -492,10 +501,33 @@ public final class ChangeConsumer implements Runnable {
         if (now - since > maxStalenessMillis) {
             cache.evictAll().run();
             metrics.unprovenEvicted(FRESHNESS_GAP, 1);
-            LOG.warn("Cache {} is proven fresh again after {} ms without proof (more than max-staleness): evicted "
-                    + "its entries, which could not be proven during the gap", cache.cache(), now - since);
+            evictedAfterGap.put(cache.cache(), now - since);
         }
         cache.guard().advanceWatermark(watermark);
+        if (now - watermark <= maxStalenessMillis) {
+            freshAgain.add(cache.cache()); // the next gap is a new episode (after this one is logged)
+        }
+    }
+
+    /**
+     * One WARN per gap episode naming every cache it evicted. While a consumer catches up on a backlog each
+     * heartbeat still older than max-staleness evicts again (nothing loaded meanwhile is proven either): those
+     * evictions are counted ({@code cdc.client.unproven.evictions}) and logged at DEBUG, not once per heartbeat.
+     */
+    private void logGapEvictions(Map<String, Long> evictedAfterGap) {
+        if (evictedAfterGap.isEmpty()) {
+            return;
+        }
+        Map<String, Long> first = new TreeMap<>(evictedAfterGap);
+        first.keySet().removeAll(gapReported);
+        gapReported.addAll(evictedAfterGap.keySet());
+        if (!first.isEmpty()) {
+            LOG.warn("Caches {} are proven again after {} ms without proof (more than max-staleness): evicted their "
+                    + "entries, which could not be proven during the gap; they are fresh once the consumer has caught "
+                    + "up", first.keySet(), Collections.max(first.values()));
+        } else {
+            LOG.debug("Caches {} evicted again while catching up after a gap", evictedAfterGap.keySet());
+        }
     }
 
     private void publishProblems(long now) {

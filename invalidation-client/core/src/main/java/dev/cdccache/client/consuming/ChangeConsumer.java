@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -453,7 +452,7 @@ public final class ChangeConsumer implements Runnable {
         }
         long now = clock.getAsLong();
         long global = Long.MAX_VALUE;
-        Map<String, Long> evictedAfterGap = new LinkedHashMap<>();
+        Map<String, Long> evictedAfterGap = new TreeMap<>();
         Set<String> freshAgain = new HashSet<>();
         for (CacheFreshness cache : caches) {
             long watermark = Long.MAX_VALUE;

@@ -3,21 +3,14 @@ package io.debezium.connector.base;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.lang.reflect.Member;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,6 +21,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.cdccache.connector.testing.ClassMembers;
 import io.debezium.config.ConfigurationDefaults;
 import io.debezium.pipeline.Sizeable;
 import io.debezium.util.LoggingContext;
@@ -79,13 +73,13 @@ class ChangeEventQueueShadowTest {
 
     @Test
     void hasExactlyTheNonPrivateMembersOfDebeziumsQueueAndBuilder() throws Exception {
-        try (URLClassLoader debeziumOnly = new URLClassLoader(jarsOf(QueueProvider.class, Sizeable.class, io.debezium.spi.common.Configurable.class,
+        try (URLClassLoader debeziumOnly = new URLClassLoader(ClassMembers.locationsOf(QueueProvider.class, Sizeable.class, io.debezium.spi.common.Configurable.class,
                 LoggingContext.class, ConfigurationDefaults.class, org.slf4j.Logger.class), ClassLoader.getPlatformClassLoader())) {
             for (Class<?> ours : List.of(ChangeEventQueue.class, ChangeEventQueue.Builder.class)) {
                 Class<?> original = debeziumOnly.loadClass(ours.getName());
                 assertThat(original.getProtectionDomain().getCodeSource().getLocation().getPath()).contains("debezium-connector-common");
-                assertThat(nonPrivateMembers(ours)).as(ours.getName() + ": update or remove the project's copy when Debezium changes")
-                        .isEqualTo(nonPrivateMembers(original));
+                assertThat(ClassMembers.nonPrivate(ours)).as(ours.getName() + ": update or remove the project's copy when Debezium changes")
+                        .isEqualTo(ClassMembers.nonPrivate(original));
             }
         }
     }
@@ -189,32 +183,5 @@ class ChangeEventQueueShadowTest {
 
     private long turns() {
         return queueLog.list.stream().filter(e -> e.getFormattedMessage().equals("checking for more records...")).count();
-    }
-
-    private static URL[] jarsOf(Class<?>... classes) {
-        return Arrays.stream(classes).map(c -> c.getProtectionDomain().getCodeSource().getLocation()).distinct().toArray(URL[]::new);
-    }
-
-    private static Set<String> nonPrivateMembers(Class<?> type) {
-        Set<String> members = new TreeSet<>();
-        Stream.of(type.getDeclaredFields()).filter(ChangeEventQueueShadowTest::visible)
-                .forEach(f -> members.add(Modifier.toString(f.getModifiers()) + " " + f.getGenericType().getTypeName() + " " + f.getName()));
-        Stream.of(type.getDeclaredConstructors()).filter(ChangeEventQueueShadowTest::visible)
-                .forEach(c -> members.add(Modifier.toString(c.getModifiers()) + " <init>" + Arrays.toString(c.getGenericParameterTypes())));
-        Stream.of(type.getDeclaredMethods()).filter(ChangeEventQueueShadowTest::visible).forEach(m -> members.add(signature(m)));
-        Stream.of(type.getGenericInterfaces()).forEach(i -> members.add("implements " + i.getTypeName()));
-        members.add("extends " + type.getGenericSuperclass().getTypeName());
-        members.add("modifiers " + Modifier.toString(type.getModifiers()));
-        return members;
-    }
-
-    private static boolean visible(Member member) {
-        return !Modifier.isPrivate(member.getModifiers()) && !member.isSynthetic();
-    }
-
-    private static String signature(Method m) {
-        return Modifier.toString(m.getModifiers()) + " " + m.getGenericReturnType().getTypeName() + " " + m.getName()
-                + Arrays.toString(Arrays.stream(m.getGenericParameterTypes()).map(t -> t.getTypeName()).toArray())
-                + " throws " + Arrays.toString(Arrays.stream(m.getExceptionTypes()).map(Class::getName).toArray());
     }
 }

@@ -2,24 +2,18 @@ package io.debezium.pipeline.meters;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.reflect.Member;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.stream.Stream;
 
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.junit.jupiter.api.Test;
 
+import dev.cdccache.connector.testing.ClassMembers;
 import io.debezium.data.Envelope;
 import io.debezium.pipeline.source.spi.EventMetadataProvider;
 import io.debezium.pipeline.spi.OffsetContext;
@@ -44,14 +38,14 @@ class CommonEventMeterShadowTest {
     @Test
     void hasExactlyTheNonPrivateMembersOfDebeziumsMeter() throws Exception {
         Class<?> original;
-        try (URLClassLoader debeziumOnly = new URLClassLoader(jarsOf(EventMetadataProvider.class, Struct.class, Clock.class, DataCollectionId.class, Envelope.class),
+        try (URLClassLoader debeziumOnly = new URLClassLoader(ClassMembers.locationsOf(EventMetadataProvider.class, Struct.class, Clock.class, DataCollectionId.class, Envelope.class),
                 ClassLoader.getPlatformClassLoader())) {
             original = debeziumOnly.loadClass(CommonEventMeter.class.getName());
             assertThat(original.getProtectionDomain().getCodeSource().getLocation().getPath()).contains("debezium-connector-common");
-            assertThat(nonPrivateMembers(CommonEventMeter.class))
+            assertThat(ClassMembers.nonPrivate(CommonEventMeter.class))
                     .as("members of " + original.getProtectionDomain().getCodeSource().getLocation()
                             + ": update or remove the project's copy when Debezium changes")
-                    .isEqualTo(nonPrivateMembers(original));
+                    .isEqualTo(ClassMembers.nonPrivate(original));
         }
     }
 
@@ -100,36 +94,6 @@ class CommonEventMeterShadowTest {
         assertThat(meter.getNumberOfErroneousEvents()).isZero();
         assertThat(meter.getMilliSecondsSinceLastEvent()).isEqualTo(-1);
         assertThat(meter.getLastEvent()).isNull();
-    }
-
-    private static URL[] jarsOf(Class<?>... classes) {
-        return Arrays.stream(classes).map(c -> c.getProtectionDomain().getCodeSource().getLocation()).distinct().toArray(URL[]::new);
-    }
-
-    private static Set<String> nonPrivateMembers(Class<?> type) {
-        Set<String> members = new TreeSet<>();
-        Stream.of(type.getDeclaredFields()).filter(CommonEventMeterShadowTest::visible)
-                .forEach(f -> members.add(Modifier.toString(f.getModifiers()) + " " + f.getType().getName() + " " + f.getName()));
-        Stream.of(type.getDeclaredConstructors()).filter(CommonEventMeterShadowTest::visible)
-                .forEach(c -> members.add(Modifier.toString(c.getModifiers()) + " <init>" + Arrays.toString(names(c.getParameterTypes()))));
-        Stream.of(type.getDeclaredMethods()).filter(CommonEventMeterShadowTest::visible)
-                .forEach(m -> members.add(signature(m)));
-        Stream.of(type.getInterfaces()).forEach(i -> members.add("implements " + i.getName()));
-        members.add("extends " + type.getSuperclass().getName());
-        return members;
-    }
-
-    private static boolean visible(Member member) {
-        return !Modifier.isPrivate(member.getModifiers()) && !member.isSynthetic();
-    }
-
-    private static String signature(Method m) {
-        return Modifier.toString(m.getModifiers()) + " " + m.getReturnType().getName() + " " + m.getName()
-                + Arrays.toString(names(m.getParameterTypes()));
-    }
-
-    private static String[] names(Class<?>[] types) {
-        return Arrays.stream(types).map(Class::getName).toArray(String[]::new);
     }
 
     /** A provider whose position changes after the event, as a binlog offset context does. */

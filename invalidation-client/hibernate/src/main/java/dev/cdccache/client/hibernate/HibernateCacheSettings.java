@@ -3,6 +3,7 @@ package dev.cdccache.client.hibernate;
 import dev.cdccache.client.InvalidConfigurationException;
 import dev.cdccache.client.InvalidationClientConfig;
 import dev.cdccache.client.KafkaSecurity;
+import dev.cdccache.client.SettingSuggestion;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -41,6 +42,11 @@ final class HibernateCacheSettings {
 
     static final String DEFAULT_SPEC = "maximumSize=10000";
 
+    /** Every single-valued setting this module reads; the families (kafka.*, hibernate.regions.*) are checked apart. */
+    static final List<String> SETTINGS = List.of(BOOTSTRAP_SERVERS, TOPIC_PREFIX, MAX_STALENESS, ON_STALENESS,
+            STALENESS_CHECK, HEARTBEAT_REQUIRED, CLIENT_ID, AWAIT_READY, DATABASE, SPEC, QUERY_RESULTS_SPEC,
+            METER_REGISTRY, CONFIG_CUSTOMIZER);
+
     final String bootstrapServers;
     final String topicPrefix;
     final Duration maxStaleness;
@@ -60,6 +66,7 @@ final class HibernateCacheSettings {
 
     @SuppressWarnings("unchecked")
     HibernateCacheSettings(Map<String, Object> values) {
+        rejectMisspelledSettings(values.keySet());
         this.bootstrapServers = string(values, BOOTSTRAP_SERVERS, null);
         if (bootstrapServers == null || bootstrapServers.isBlank()) {
             throw new InvalidConfigurationException(BOOTSTRAP_SERVERS,
@@ -97,6 +104,37 @@ final class HibernateCacheSettings {
                     "must be a Consumer<InvalidationClientConfig.Builder> object, was " + customizer.getClass().getName());
         }
         this.customizer = customizer == null ? builder -> { } : (Consumer<InvalidationClientConfig.Builder>) customizer;
+    }
+
+    /**
+     * A misspelled setting must fail start-up, not fall back to a default (a {@code max-stalenes} would keep the
+     * default bound, a {@code hibernate.regions.X.spce} the default size). Under {@code cdc.invalidation.hibernate.*}
+     * (this module's own) every unknown key fails. Other {@code cdc.invalidation.*} keys may be the Spring starter's
+     * (Hibernate also sees system properties), so only a near miss of a setting read here fails.
+     */
+    static void rejectMisspelledSettings(Iterable<String> keys) {
+        String hibernate = PREFIX + "hibernate.";
+        for (String key : keys) {
+            if (!key.startsWith(PREFIX) || SETTINGS.contains(key) || key.startsWith(KAFKA_PROPERTIES)
+                    || key.startsWith(KAFKA_SECURITY)) {
+                continue;
+            }
+            if (key.startsWith(REGION_SPEC_PREFIX)) {
+                if (!key.endsWith(".spec") || key.length() <= REGION_SPEC_PREFIX.length() + ".spec".length()) {
+                    throw new InvalidConfigurationException(key, "is not a setting: a region's cache is set with "
+                            + REGION_SPEC_PREFIX + "<region name>.spec");
+                }
+                continue;
+            }
+            // Compared without the common prefix: it would make every key look like a near miss.
+            var suggestion = SettingSuggestion.closest(key.substring(PREFIX.length()),
+                    SETTINGS.stream().map(setting -> setting.substring(PREFIX.length())).toList()).map(name -> PREFIX + name);
+            if (key.startsWith(hibernate) || suggestion.isPresent()) {
+                throw new InvalidConfigurationException(key, "is not a setting of the CDC second-level cache"
+                        + suggestion.map(s -> "; did you mean " + s + "?").orElse("; known: " + SETTINGS
+                        + ", " + REGION_SPEC_PREFIX + "<region>.spec, " + KAFKA_PROPERTIES + "*, " + KAFKA_SECURITY + "*"));
+            }
+        }
     }
 
     /** The Caffeine specification of a role's cache in region {@code regionName}. */

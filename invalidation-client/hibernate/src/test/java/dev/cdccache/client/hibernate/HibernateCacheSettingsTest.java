@@ -49,4 +49,34 @@ class HibernateCacheSettingsTest {
                 "cdc.invalidation.on-staleness", "ignore")))
                 .hasMessageContaining("must be one of bypass-cache, serve-stale");
     }
+
+    @Test
+    void aMisspelledSettingFailsStartUpNamingItAndTheSettingItMeant() {
+        assertThatThrownBy(() -> new HibernateCacheSettings(Map.of("cdc.invalidation.bootstrap-servers", "k:1",
+                "cdc.invalidation.max-stalenes", "1s")))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("cdc.invalidation.max-stalenes: is not a setting of the CDC second-level cache; "
+                        + "did you mean cdc.invalidation.max-staleness?");
+        assertThatThrownBy(() -> new HibernateCacheSettings(Map.of("cdc.invalidation.bootstrap-servers", "k:1",
+                "cdc.invalidation.topic-prefx", "shop")))
+                .hasMessageContaining("did you mean cdc.invalidation.topic-prefix?");
+        // This module's own namespace: anything unknown fails, near miss or not.
+        assertThatThrownBy(() -> new HibernateCacheSettings(Map.of("cdc.invalidation.bootstrap-servers", "k:1",
+                "cdc.invalidation.hibernate.region-size", "5")))
+                .hasMessageStartingWith("cdc.invalidation.hibernate.region-size: is not a setting")
+                .hasMessageContaining("cdc.invalidation.hibernate.regions.<region>.spec");
+        assertThatThrownBy(() -> new HibernateCacheSettings(Map.of("cdc.invalidation.bootstrap-servers", "k:1",
+                "cdc.invalidation.hibernate.regions.dev.example.Coupon.spce", "maximumSize=5")))
+                .hasMessageContaining("<region name>.spec");
+    }
+
+    @Test
+    void settingsOfTheSpringStarterUnderTheSamePrefixAreLeftToIt() {
+        // Hibernate also sees system properties: -Dcdc.invalidation.caches.x.table=... is the starter's.
+        HibernateCacheSettings settings = new HibernateCacheSettings(Map.of("cdc.invalidation.bootstrap-servers", "k:1",
+                "cdc.invalidation.caches.coupons.table", "shop.coupon",
+                "cdc.invalidation.require-topics", "true",
+                "cdc.invalidation.kafka.properties.fetch.max.wait.ms", "100"));
+        assertThat(settings.kafkaProperties).containsEntry("fetch.max.wait.ms", "100");
+    }
 }

@@ -1,5 +1,6 @@
 package dev.cdccache.client.spring;
 
+import dev.cdccache.client.SettingSuggestion;
 import java.beans.PropertyDescriptor;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
@@ -91,44 +92,14 @@ class UnknownSettingFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConfi
     }
 
     private static Diagnosis unknownChild(ConfigurationPropertyName name, String parent, String element, Node node) {
-        String closest = null;
-        int best = Integer.MAX_VALUE;
-        for (String candidate : node.children.keySet()) {
-            int distance = editDistance(element, candidate);
-            if (distance < best) {
-                best = distance;
-                closest = candidate;
-            }
-        }
         String valid = node.children.keySet().stream().collect(Collectors.joining(", "));
         // Only a near miss is worth suggesting; otherwise list what is valid at this place.
-        if (closest != null && best <= Math.max(2, element.length() / 3)) {
-            String suggestion = parent + "." + closest;
-            return new Diagnosis("Did you mean '" + suggestion + "'?",
-                    "Rename '" + name + "' to '" + suggestion + "'.");
-        }
-        return new Diagnosis("Valid settings under '" + parent + "' are: " + valid + ".",
-                "Remove '" + name + "' or use one of: " + valid + ".");
-    }
-
-    /** Levenshtein distance (insertions, deletions, substitutions). */
-    static int editDistance(String a, String b) {
-        int[] previous = new int[b.length() + 1];
-        int[] current = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            previous[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            current[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-                current[j] = Math.min(substitution, Math.min(previous[j] + 1, current[j - 1] + 1));
-            }
-            int[] swap = previous;
-            previous = current;
-            current = swap;
-        }
-        return previous[b.length()];
+        return SettingSuggestion.closest(element, node.children.keySet())
+                .map(closest -> parent + "." + closest)
+                .map(suggestion -> new Diagnosis("Did you mean '" + suggestion + "'?",
+                        "Rename '" + name + "' to '" + suggestion + "'."))
+                .orElseGet(() -> new Diagnosis("Valid settings under '" + parent + "' are: " + valid + ".",
+                        "Remove '" + name + "' or use one of: " + valid + "."));
     }
 
     /** The problem (after "Unknown setting 'x'.") and the action for one unknown key. */

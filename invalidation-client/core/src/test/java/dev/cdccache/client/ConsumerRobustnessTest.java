@@ -219,6 +219,35 @@ class ConsumerRobustnessTest {
         kafka.exceptionOnPoll.set(null);
     }
 
+    @Test
+    void aFailingListenerIsCountedEveryTimeButLoggedOnceAndDoesNotKeepEventsFromBeingApplied() {
+        MockKafkaTopics topics = new MockKafkaTopics();
+        topics.createTopic(COUPON);
+        topics.createTopic(HEARTBEAT);
+        try (InvalidationClient withListener = new InvalidationClient(InvalidationClientConfig.builder()
+                .bootstrapServers("mock:9092")
+                .heartbeatRequired(false)
+                .positionCheckInterval(Duration.ofMillis(20))
+                .listener(event -> {
+                    throw new IllegalStateException("a listener bug");
+                })
+                .cache(CacheDefinition.builder("coupons").table("coupon_db.coupon").keyColumns("id").build())
+                .build(), props -> topics)) {
+            withListener.start();
+            assertThat(withListener.awaitReady(Duration.ofSeconds(5))).isTrue();
+            InvalidatingCache<Object, String> coupons = withListener.cache("coupons");
+            for (long id = 1; id <= 5; id++) {
+                coupons.get(id, key -> "coupon " + key);
+                topics.produce(COUPON, update("{\"id\":" + id + "}"));
+            }
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> withListener.metrics().errorCount(ErrorReason.LISTENER_FAILURE) == 5);
+            assertThat(coupons.estimatedSize()).as("every event applied before its listener ran").isZero();
+            assertThat(lines(Level.WARN)).filteredOn(line -> line.contains("listener")).hasSize(1)
+                    .allMatch(line -> line.contains("the event was applied"));
+        }
+    }
+
     private List<String> lines(Level level) {
         return consumerLog.list.stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage).toList();
     }

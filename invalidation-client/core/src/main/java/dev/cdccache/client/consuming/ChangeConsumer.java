@@ -121,6 +121,8 @@ public final class ChangeConsumer implements Runnable {
     private long failingSince = Long.MIN_VALUE;
     /** Caches whose current freshness gap was logged; consumer thread only. */
     private final Set<String> gapReported = new HashSet<>();
+    /** Per listener class: when its failure was last logged, and the failures since; consumer thread only. */
+    private final Map<String, long[]> listenerFailureLog = new HashMap<>();
     private volatile boolean running = true;
     /** Partitions whose position fell outside the log and whose caches are still to be evicted. */
     private final Set<TopicPartition> lostEvents = new LinkedHashSet<>();
@@ -712,9 +714,26 @@ public final class ChangeConsumer implements Runnable {
             try {
                 listener.onApplied(event);
             } catch (RuntimeException e) {
-                LOG.warn("Invalidation listener failed on {}-{}@{}", topic, record.partition(), record.offset(), e);
+                listenerFailed(listener, record, e);
             }
         }
+    }
+
+    /** Counted every time; logged with its stack trace at most once a minute per listener class, not per event. */
+    private void listenerFailed(InvalidationListener listener, ConsumerRecord<byte[], byte[]> record, RuntimeException e) {
+        metrics.error(ErrorReason.LISTENER_FAILURE);
+        long now = clock.getAsLong();
+        long[] state = listenerFailureLog.computeIfAbsent(listener.getClass().getName(),
+                name -> new long[] {Long.MIN_VALUE, 0});
+        if (state[0] != Long.MIN_VALUE && now - state[0] < 60_000) {
+            state[1]++;
+            return;
+        }
+        String suppressed = state[1] > 0 ? " (" + state[1] + " more failures since the last report)" : "";
+        LOG.warn("Invalidation listener {} failed on {}-{}@{}{}; the event was applied to the caches",
+                listener.getClass().getName(), record.topic(), record.partition(), record.offset(), suppressed, e);
+        state[0] = now;
+        state[1] = 0;
     }
 
     private void applyHeartbeat(ConsumerRecord<byte[], byte[]> record, ChangeEvent event) {

@@ -44,7 +44,12 @@ public enum ErrorReason {
      * The consumer loop itself failed with an unexpected exception or {@code Error} (not a Kafka failure it
      * expects): it backs off and restarts; the client reports not fresh until its positions are confirmed again.
      */
-    CONSUMER_RESTART("consumer_restart");
+    CONSUMER_RESTART("consumer_restart"),
+    /**
+     * An {@code InvalidationListener} threw. The event was applied to the caches before; the listener's failure is
+     * counted and logged at most once a minute per listener class.
+     */
+    LISTENER_FAILURE("listener_failure");
 
     private final String tag;
 

@@ -1,14 +1,19 @@
 -- cdc-cache on MySQL 8 (infra/docker-compose.yml; run once by the image on an empty data directory).
--- The same users, grants and heartbeat table the local run creates (infra's MariaDbServer), so the connector's
--- start-up checks pass. The packaging module runs this file against MariaDB and starts the connector on it.
+-- The same users and heartbeat table the local run creates (infra's MariaDbServer); the connector gets exactly
+-- the least-privilege grants of cdc-connector/sql/connector-user.sql, for the two databases it captures here.
+-- The packaging module runs this file against MariaDB and starts the connector on it.
 
 -- the admin the local run's tools use
 CREATE USER IF NOT EXISTS 'cdc_admin'@'%' IDENTIFIED BY 'cdc-admin-pw';
 GRANT ALL PRIVILEGES ON *.* TO 'cdc_admin'@'%' WITH GRANT OPTION;
 
--- the connector: what Debezium needs to read the binlog, and writing its heartbeat row
+-- the connector: reading the binlog, the schema snapshot, the captured databases' structure (docs/connector.md,
+-- "Database user"), and its heartbeat row below
 CREATE USER IF NOT EXISTS 'cdc_connector'@'%' IDENTIFIED BY 'cdc-connector-pw';
-GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT, LOCK TABLES ON *.* TO 'cdc_connector'@'%';
+GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'cdc_connector'@'%';
+GRANT RELOAD, SHOW DATABASES ON *.* TO 'cdc_connector'@'%';
+GRANT SELECT ON coupon_db.* TO 'cdc_connector'@'%';
+GRANT SELECT ON ticket_db.* TO 'cdc_connector'@'%';
 
 -- the services: their own databases only (they migrate their schemas with Flyway)
 CREATE USER IF NOT EXISTS 'cdc_app'@'%' IDENTIFIED BY 'cdc-app-pw';
@@ -25,6 +30,6 @@ CREATE TABLE IF NOT EXISTS cdc_meta.heartbeat (
     epoch  VARCHAR(64)  NOT NULL,
     tables TEXT         NOT NULL
 ) ENGINE = InnoDB;
-GRANT INSERT, UPDATE ON cdc_meta.heartbeat TO 'cdc_connector'@'%';
+GRANT SELECT, INSERT, UPDATE ON cdc_meta.heartbeat TO 'cdc_connector'@'%';
 
 FLUSH PRIVILEGES;

@@ -20,6 +20,11 @@ final class Repository {
         return root().resolve("infra/docker-compose.yml");
     }
 
+    /** The least-privilege GRANT script for the connector's database user. */
+    static Path connectorUserSql() {
+        return root().resolve("cdc-connector/sql/connector-user.sql");
+    }
+
     static Path mysqlInitSql() {
         return root().resolve("infra/docker/mysql-init/01-cdc-cache.sql");
     }

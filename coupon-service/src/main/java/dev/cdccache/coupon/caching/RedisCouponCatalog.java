@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -95,11 +96,13 @@ class RedisCouponCatalog implements CouponCatalog {
 
     @Override
     public Optional<Coupon> findCouponByCode(String code) {
-        Optional<Long> id = cached(prefix + "code:" + code, Long.class, codeMetrics,
+        // Codes compare case-insensitively in the database (its collation), as in the local mode: one entry per
+        // code, whatever case it was asked in.
+        Optional<Long> id = cached(prefix + "code:" + code.toLowerCase(Locale.ROOT), Long.class, codeMetrics,
                 () -> repository.findCouponIdByCode(code));
         // The code entry and the coupon entry expire independently; never answer with a coupon that
         // no longer carries the code asked for.
-        return id.flatMap(this::findCoupon).filter(coupon -> coupon.code().equals(code))
+        return id.flatMap(this::findCoupon).filter(coupon -> coupon.code().equalsIgnoreCase(code))
                 .or(() -> id.isPresent() ? repository.findCouponByCode(code) : Optional.empty());
     }
 

@@ -86,6 +86,15 @@ class RedisCacheModeIT {
     }
 
     @Test
+    void aCodeInAnotherCaseIsAHitOnTheSameEntryAsTheDatabaseCollationMakesItTheSameCoupon() {
+        assertThat(first.api().get("/coupons/by-code/CPN00000077").json().path("id").asLong()).isEqualTo(77);
+        long before = second.statements();
+        Response otherCase = second.api().get("/coupons/by-code/cpn00000077");
+        assertThat(otherCase.json().path("id").asLong()).isEqualTo(77);
+        assertThat(second.statements() - before).as("served from Redis").isZero();
+    }
+
+    @Test
     void everyReadEndpointAnswersLikeTheOtherModes() {
         assertThat(first.api().get("/coupons/by-code/CPN00000042").json().path("id").asLong()).isEqualTo(42);
         assertThat(first.api().get("/coupons/by-code/CPN99999999").status()).isEqualTo(404);

@@ -8,12 +8,9 @@ import dev.cdccache.client.metrics.ErrorReason;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -31,37 +28,16 @@ class InvalidationClientConsumingTest {
     private static final String ATTRIBUTE = "cdc.coupon_db.coupon_attribute";
     private static final String HEARTBEAT = "cdc.cdc_meta.heartbeat";
 
-    private final SlowMockConsumer kafka = new SlowMockConsumer();
-    private final Map<TopicPartition, Long> ends = new HashMap<>();
+    private final MockKafkaTopics kafka = new MockKafkaTopics();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private InvalidationClient client;
 
-    /** MockConsumer returns from poll at once; pause briefly so the loop does not spin a core. */
-    static final class SlowMockConsumer extends MockConsumer<byte[], byte[]> {
-        SlowMockConsumer() {
-            super("none");
-        }
-
-        @Override
-        public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
-            ConsumerRecords<byte[], byte[]> records = super.poll(timeout);
-            if (records.isEmpty()) {
-                try {
-                    wait(2);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return records;
-        }
-    }
-
     @BeforeEach
     void start() {
-        createTopic(COUPON);
-        createTopic(ATTRIBUTE);
-        createTopic(HEARTBEAT);
-        produce(COUPON, "{\"op\":\"c\",\"after\":{\"id\":1,\"code\":\"OLD\"}}"); // before start: skipped
+        kafka.createTopic(COUPON);
+        kafka.createTopic(ATTRIBUTE);
+        kafka.createTopic(HEARTBEAT);
+        kafka.produce(COUPON, "{\"op\":\"c\",\"after\":{\"id\":1,\"code\":\"OLD\"}}"); // before start: skipped
         client = new InvalidationClient(InvalidationClientConfig.builder()
                 .bootstrapServers("mock:9092")
                 .meterRegistry(registry)
@@ -83,28 +59,6 @@ class InvalidationClientConsumingTest {
     @AfterEach
     void stop() {
         client.close();
-    }
-
-    private void createTopic(String topic) {
-        kafka.updatePartitions(topic, List.of(new PartitionInfo(topic, 0, null, null, null)));
-        TopicPartition tp = new TopicPartition(topic, 0);
-        ends.put(tp, 0L);
-        kafka.updateBeginningOffsets(Map.of(tp, 0L));
-        kafka.updateEndOffsets(Map.of(tp, 0L));
-    }
-
-    private void produce(String topic, String value) {
-        produce(topic, value == null ? null : value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private void produce(String topic, byte[] value) {
-        TopicPartition tp = new TopicPartition(topic, 0);
-        long offset = ends.get(tp);
-        if (kafka.assignment().contains(tp)) {
-            kafka.addRecord(new ConsumerRecord<>(topic, 0, offset, null, value));
-        }
-        ends.put(tp, offset + 1);
-        kafka.updateEndOffsets(Map.of(tp, offset + 1));
     }
 
     private <K> InvalidatingCache<K, String> cache(String name) {
@@ -135,7 +89,7 @@ class InvalidationClientConsumingTest {
     @Test
     void anUpdateEvictsTheOldAndNewKeyOfEveryCacheBoundToTheTableAndNothingElse() {
         fill();
-        produce(COUPON, """
+        kafka.produce(COUPON, """
                 {"before":{"id":1,"code":"A","place_id":7},"after":{"id":1,"code":"B","place_id":7},
                  "source":{"db":"coupon_db","table":"coupon","ts_ms":1},"op":"u"}""");
         awaitApplied(1);
@@ -156,7 +110,7 @@ class InvalidationClientConsumingTest {
     @Test
     void aChangeOfASecondSourceTableEvictsTheCacheItFeeds() {
         fill();
-        produce(ATTRIBUTE, "{\"after\":{\"id\":90,\"coupon_id\":2,\"name\":\"color\"},\"op\":\"c\"}");
+        kafka.produce(ATTRIBUTE, "{\"after\":{\"id\":90,\"coupon_id\":2,\"name\":\"color\"},\"op\":\"c\"}");
         await().atMost(Duration.ofSeconds(5))
                 .until(() -> cache("couponsWithAttributes").getIfPresent(2L) == null);
         assertThat(cache("couponsWithAttributes").getIfPresent(1L)).isNotNull();
@@ -167,19 +121,19 @@ class InvalidationClientConsumingTest {
     void insertDeleteTombstoneAndTruncateAreApplied() {
         cache("coupons").get(5L, id -> null); // cached absence
         assertThat(cache("coupons").lookup(5L)).isNotNull();
-        produce(COUPON, "{\"before\":null,\"after\":{\"id\":5,\"code\":\"E\"},\"op\":\"c\"}");
+        kafka.produce(COUPON, "{\"before\":null,\"after\":{\"id\":5,\"code\":\"E\"},\"op\":\"c\"}");
         awaitApplied(1);
         assertThat(cache("coupons").lookup(5L)).isNull();
 
         fill();
-        produce(COUPON, "{\"before\":{\"id\":2,\"code\":\"B\"},\"after\":null,\"op\":\"d\"}");
-        produce(COUPON, (byte[]) null); // tombstone
+        kafka.produce(COUPON, "{\"before\":{\"id\":2,\"code\":\"B\"},\"after\":null,\"op\":\"d\"}");
+        kafka.produce(COUPON, (byte[]) null); // tombstone
         awaitApplied(3);
         assertThat(cache("coupons").getIfPresent(2L)).isNull();
         assertThat(cache("couponsByCode").getIfPresent("B")).isNull();
         assertThat(cache("coupons").getIfPresent(1L)).isEqualTo("coupon 1");
 
-        produce(COUPON, "{\"before\":null,\"after\":null,\"op\":\"t\"}");
+        kafka.produce(COUPON, "{\"before\":null,\"after\":null,\"op\":\"t\"}");
         awaitApplied(4);
         assertThat(cache("coupons").estimatedSize()).isZero();
         assertThat(cache("couponsByCode").estimatedSize()).isZero();
@@ -189,10 +143,10 @@ class InvalidationClientConsumingTest {
     @Test
     void poisonMessagesAreCountedMadeSafeAndDoNotStopTheGoodOnesAfterThem() {
         fill();
-        produce(COUPON, "{not json");
-        produce(COUPON, "[\"no envelope\"]");
-        produce(COUPON, "{\"op\":\"z\",\"after\":{\"id\":1}}");
-        produce(COUPON, "{\"op\":\"u\",\"after\":{\"id\":\"x" + "y".repeat(3_000) + "\"}}");
+        kafka.produce(COUPON, "{not json");
+        kafka.produce(COUPON, "[\"no envelope\"]");
+        kafka.produce(COUPON, "{\"op\":\"z\",\"after\":{\"id\":1}}");
+        kafka.produce(COUPON, "{\"op\":\"u\",\"after\":{\"id\":\"x" + "y".repeat(3_000) + "\"}}");
         awaitApplied(4);
         assertThat(client.metrics().errorCount(ErrorReason.MALFORMED_JSON)).isEqualTo(1);
         assertThat(client.metrics().errorCount(ErrorReason.NOT_AN_ENVELOPE)).isEqualTo(1);
@@ -202,7 +156,7 @@ class InvalidationClientConsumingTest {
         assertThat(cache("couponsWithAttributes").estimatedSize()).isZero();
 
         fill();
-        produce(COUPON, "{\"before\":{\"id\":{\"oops\":1},\"code\":\"A\"},\"after\":{\"id\":{\"oops\":1},\"code\":\"A\"},\"op\":\"u\"}");
+        kafka.produce(COUPON, "{\"before\":{\"id\":{\"oops\":1},\"code\":\"A\"},\"after\":{\"id\":{\"oops\":1},\"code\":\"A\"},\"op\":\"u\"}");
         awaitApplied(5);
         // coupons and couponsWithAttributes (id is an object), couponsByPlaceAndCode (no place_id)
         assertThat(client.metrics().errorCount(ErrorReason.UNMAPPABLE_KEY)).isEqualTo(3);
@@ -211,7 +165,7 @@ class InvalidationClientConsumingTest {
         assertThat(cache("couponsByCode").getIfPresent("C")).isEqualTo("coupon C");
 
         fill();
-        produce(COUPON, "{\"before\":{\"id\":1,\"code\":\"A\"},\"after\":{\"id\":1,\"code\":\"A\"},\"op\":\"u\"}");
+        kafka.produce(COUPON, "{\"before\":{\"id\":1,\"code\":\"A\"},\"after\":{\"id\":1,\"code\":\"A\"},\"op\":\"u\"}");
         awaitApplied(6);
         assertThat(cache("coupons").getIfPresent(1L)).isNull();
         assertThat(cache("coupons").getIfPresent(2L)).isEqualTo("coupon 2");
@@ -221,7 +175,7 @@ class InvalidationClientConsumingTest {
     @Test
     void anUpdateWithoutItsBeforeImageEvictsTheWholeCacheOfSecondaryKeys() {
         fill();
-        produce(COUPON, "{\"before\":null,\"after\":{\"id\":1,\"code\":\"B\"},\"op\":\"u\"}");
+        kafka.produce(COUPON, "{\"before\":null,\"after\":{\"id\":1,\"code\":\"B\"},\"op\":\"u\"}");
         awaitApplied(1);
         assertThat(cache("couponsByCode").estimatedSize()).isZero();
         assertThat(client.metrics().errorCount(ErrorReason.UNMAPPABLE_KEY)).isPositive();
@@ -230,12 +184,12 @@ class InvalidationClientConsumingTest {
     @Test
     void heartbeatsAdvanceTheWatermark() {
         long written = System.currentTimeMillis() - 300;
-        produce(HEARTBEAT, "{\"before\":null,\"after\":{\"id\":1,\"ts\":" + written * 1000 + "},\"op\":\"u\"}");
+        kafka.produce(HEARTBEAT, "{\"before\":null,\"after\":{\"id\":1,\"ts\":" + written * 1000 + "},\"op\":\"u\"}");
         await().atMost(Duration.ofSeconds(5)).until(() -> client.status().watermarkMillis() == written);
         assertThat(client.status().fresh()).isTrue();
         assertThat(registry.get("cdc.client.invalidation.lag").timer().count()).isEqualTo(1);
 
-        produce(HEARTBEAT, "{\"after\":{\"id\":1},\"op\":\"u\"}");
+        kafka.produce(HEARTBEAT, "{\"after\":{\"id\":1},\"op\":\"u\"}");
         await().atMost(Duration.ofSeconds(5)).until(() -> client.metrics().errorCount(ErrorReason.BAD_HEARTBEAT) == 1);
     }
 
@@ -251,7 +205,7 @@ class InvalidationClientConsumingTest {
         assertThat(cache("couponsWithAttributes").estimatedSize()).isZero();
 
         fill();
-        produce(COUPON, "{\"before\":{\"id\":1,\"code\":\"A\"},\"after\":{\"id\":1,\"code\":\"A\"},\"op\":\"u\"}");
+        kafka.produce(COUPON, "{\"before\":{\"id\":1,\"code\":\"A\"},\"after\":{\"id\":1,\"code\":\"A\"},\"op\":\"u\"}");
         awaitApplied(1);
         assertThat(cache("coupons").getIfPresent(1L)).isNull();
     }
@@ -272,7 +226,6 @@ class InvalidationClientConsumingTest {
             TopicPartition tp = new TopicPartition(topic, 0);
             kafka.updateBeginningOffsets(Map.of(tp, 0L));
             kafka.updateEndOffsets(Map.of(tp, 1L));
-            ends.put(tp, 1L);
             // The connector creates the topic with its first event; it is written before this client assigns it.
             kafka.updatePartitions(topic, List.of(new PartitionInfo(topic, 0, null, null, null)));
             await().atMost(Duration.ofSeconds(5)).until(() -> kafka.assignment().contains(tp));

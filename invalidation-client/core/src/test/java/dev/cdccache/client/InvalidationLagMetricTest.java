@@ -5,14 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -63,12 +57,9 @@ class InvalidationLagMetricTest {
 
     /** Starts a client on a frozen clock, applies one change of a row and the heartbeat written with it. */
     private static void runOneCommit(SimpleMeterRegistry registry, boolean commitLagByTable) {
-        InvalidationClientConsumingTest.SlowMockConsumer kafka = new InvalidationClientConsumingTest.SlowMockConsumer();
-        for (String topic : List.of(COUPON, HEARTBEAT)) {
-            kafka.updatePartitions(topic, List.of(new PartitionInfo(topic, 0, null, null, null)));
-            kafka.updateBeginningOffsets(Map.of(new TopicPartition(topic, 0), 0L));
-            kafka.updateEndOffsets(Map.of(new TopicPartition(topic, 0), 0L));
-        }
+        MockKafkaTopics kafka = new MockKafkaTopics();
+        kafka.createTopic(COUPON);
+        kafka.createTopic(HEARTBEAT);
         try (InvalidationClient client = new InvalidationClient(InvalidationClientConfig.builder()
                 .bootstrapServers("mock:9092")
                 .meterRegistry(registry)
@@ -78,20 +69,16 @@ class InvalidationLagMetricTest {
                 .build(), props -> kafka)) {
             client.start();
             assertThat(client.awaitReady(Duration.ofSeconds(5))).isTrue();
-            kafka.addRecord(record(COUPON, """
+            kafka.produce(COUPON, """
                     {"before":{"id":1},"after":{"id":1},"op":"u",
-                     "source":{"db":"coupon_db","table":"coupon","ts_ms":%d}}""".formatted(SOURCE_TS_MS)));
-            kafka.addRecord(record(HEARTBEAT, """
+                     "source":{"db":"coupon_db","table":"coupon","ts_ms":%d}}""".formatted(SOURCE_TS_MS));
+            kafka.produce(HEARTBEAT, """
                     {"before":null,"after":{"id":"connector","ts":%d},"op":"u",
                      "source":{"db":"cdc_meta","table":"heartbeat","ts_ms":%d}}""".formatted(COMMIT_MICROS,
-                    SOURCE_TS_MS)));
+                    SOURCE_TS_MS));
             await().atMost(Duration.ofSeconds(5)).until(() -> registry.find("cdc.client.invalidation.lag").timer() != null
                     && registry.get("cdc.client.invalidation.lag").timer().count() == 1
                     && registry.find("cdc.client.events").tag("topic", COUPON).counter() != null);
         }
-    }
-
-    private static ConsumerRecord<byte[], byte[]> record(String topic, String json) {
-        return new ConsumerRecord<>(topic, 0, 0L, null, json.getBytes(StandardCharsets.UTF_8));
     }
 }

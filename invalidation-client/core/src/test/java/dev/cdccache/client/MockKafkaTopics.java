@@ -53,12 +53,20 @@ class MockKafkaTopics extends MockConsumer<byte[], byte[]> {
 
     /** Produces one record with the given headers (UTF-8 values). */
     synchronized void produce(String topic, String value, Map<String, String> headers) {
+        produce(topic, value == null ? null : value.getBytes(StandardCharsets.UTF_8), headers);
+    }
+
+    /** Produces one record of raw bytes (e.g. not UTF-8, not JSON). */
+    synchronized void produce(String topic, byte[] value) {
+        produce(topic, value, Map.of());
+    }
+
+    private void produce(String topic, byte[] bytes, Map<String, String> headers) {
         TopicPartition tp = new TopicPartition(topic, 0);
         long offset = ends.get(tp);
         if (assignment().contains(tp)) {
             RecordHeaders recordHeaders = new RecordHeaders();
             headers.forEach((k, v) -> recordHeaders.add(k, v.getBytes(StandardCharsets.UTF_8)));
-            byte[] bytes = value == null ? null : value.getBytes(StandardCharsets.UTF_8);
             addRecord(new ConsumerRecord<>(topic, 0, offset, ConsumerRecord.NO_TIMESTAMP, TimestampType.NO_TIMESTAMP_TYPE,
                     -1, bytes == null ? -1 : bytes.length, null, bytes, recordHeaders, java.util.Optional.empty()));
         }

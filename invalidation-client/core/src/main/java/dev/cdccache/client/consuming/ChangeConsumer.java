@@ -5,6 +5,7 @@ import dev.cdccache.client.eviction.EvictionRouter;
 import dev.cdccache.client.metrics.BadInputLog;
 import dev.cdccache.client.metrics.ClientMetrics;
 import dev.cdccache.client.metrics.ErrorReason;
+import dev.cdccache.client.metrics.LogThrottle;
 import dev.cdccache.client.parsing.ChangeEvent;
 import dev.cdccache.client.parsing.EnvelopeParser;
 import dev.cdccache.client.parsing.MalformedEventException;
@@ -121,8 +122,8 @@ public final class ChangeConsumer implements Runnable {
     private long failingSince = Long.MIN_VALUE;
     /** Caches whose current freshness gap was logged; consumer thread only. */
     private final Set<String> gapReported = new HashSet<>();
-    /** Per listener class: when its failure was last logged, and the failures since; consumer thread only. */
-    private final Map<String, long[]> listenerFailureLog = new HashMap<>();
+    /** One report a minute per listener class. */
+    private final LogThrottle listenerFailureLog;
     private volatile boolean running = true;
     /** Partitions whose position fell outside the log and whose caches are still to be evicted. */
     private final Set<TopicPartition> lostEvents = new LinkedHashSet<>();
@@ -148,6 +149,7 @@ public final class ChangeConsumer implements Runnable {
         this.guard = guard;
         this.metrics = metrics;
         this.badInput = badInput;
+        this.listenerFailureLog = new LogThrottle(clock, 60_000);
         this.listeners = List.copyOf(listeners);
         this.onReady = onReady;
         this.clock = clock;
@@ -722,18 +724,12 @@ public final class ChangeConsumer implements Runnable {
     /** Counted every time; logged with its stack trace at most once a minute per listener class, not per event. */
     private void listenerFailed(InvalidationListener listener, ConsumerRecord<byte[], byte[]> record, RuntimeException e) {
         metrics.error(ErrorReason.LISTENER_FAILURE);
-        long now = clock.getAsLong();
-        long[] state = listenerFailureLog.computeIfAbsent(listener.getClass().getName(),
-                name -> new long[] {Long.MIN_VALUE, 0});
-        if (state[0] != Long.MIN_VALUE && now - state[0] < 60_000) {
-            state[1]++;
-            return;
+        long suppressed = listenerFailureLog.admit(listener.getClass().getName());
+        if (suppressed != LogThrottle.HELD_BACK) {
+            LOG.warn("Invalidation listener {} failed on {}-{}@{}{}; the event was applied to the caches",
+                    listener.getClass().getName(), record.topic(), record.partition(), record.offset(),
+                    suppressed > 0 ? " (" + suppressed + " more failures since the last report)" : "", e);
         }
-        String suppressed = state[1] > 0 ? " (" + state[1] + " more failures since the last report)" : "";
-        LOG.warn("Invalidation listener {} failed on {}-{}@{}{}; the event was applied to the caches",
-                listener.getClass().getName(), record.topic(), record.partition(), record.offset(), suppressed, e);
-        state[0] = now;
-        state[1] = 0;
     }
 
     private void applyHeartbeat(ConsumerRecord<byte[], byte[]> record, ChangeEvent event) {

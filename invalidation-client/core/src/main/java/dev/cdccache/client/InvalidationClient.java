@@ -180,11 +180,9 @@ public final class InvalidationClient implements AutoCloseable {
                 long interval = guard.tickInterval().toMillis();
                 stalenessTicker.scheduleAtFixedRate(this::tickSafely, interval, interval, TimeUnit.MILLISECONDS);
             }
-            changeConsumer = new ChangeConsumer(consumerFactory.apply(consumerProperties()), router,
-                    config.heartbeatTopic(), guard, freshness, metrics, new BadInputLog(config.clock()),
-                    config.listeners(), this::becomeReady, config.clock(), config.pollTimeout(),
-                    config.positionCheckInterval(), config.maxMessageBytes(), config.requireTopics(),
-                    config.heartbeatRequired());
+            changeConsumer = new ChangeConsumer(new ChangeConsumer.Setup(config,
+                    consumerFactory.apply(consumerProperties()), router, guard, freshness, metrics,
+                    this::becomeReady));
             consumerThread = new Thread(changeConsumer, instanceId + "-consumer");
             consumerThread.setDaemon(true);
             consumerThread.start();

@@ -229,6 +229,37 @@ class ConsumerRobustnessTest {
     }
 
     @Test
+    void everyCacheIsNotFreshAsSoonAsTheLoopFailsNotOnlyOnceTheBoundHasPassed() {
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.cacheStatus("coupons").fresh());
+        // Watermarks are within the 5 s bound: only the failure itself can make the caches not fresh here.
+        kafka.errorOnPoll.set(new NoClassDefFoundError("simulated by the test"));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> client.metrics().errorCount(ErrorReason.CONSUMER_RESTART) >= 1);
+        assertNoCacheFresh("restarting");
+        kafka.errorOnPoll.set(null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.cacheStatus("coupons").fresh());
+
+        kafka.exceptionOnPoll.set(new KafkaException("simulated: broker unreachable"));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> client.metrics().errorCount(ErrorReason.CONSUMER_FAILURE) >= 1);
+        assertNoCacheFresh("broker unreachable");
+        kafka.exceptionOnPoll.set(null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.cacheStatus("coupons").fresh()
+                && client.cacheStatus("couponsById").fresh() && client.status().fresh());
+    }
+
+    private void assertNoCacheFresh(String reason) {
+        for (String cache : client.cacheNames()) {
+            assertThat(client.cacheStatus(cache).watermarkAgeMillis()).as("within the bound").isLessThan(5_000);
+            assertThat(client.cacheStatus(cache).fresh()).as("%s fresh", cache).isFalse();
+            assertThat(client.cacheStatus(cache).problems()).as("%s problems", cache)
+                    .anySatisfy(p -> assertThat(p.message()).contains(reason));
+            assertThat(registry.get("cdc.client.cache.fresh").tag("cache", cache).gauge().value()).isZero();
+        }
+        assertThat(client.status().fresh()).isFalse();
+    }
+
+    @Test
     void aRecoveryFromKafkaFailuresIsLoggedOnceAfterTheFailureWarning() {
         await().atMost(Duration.ofSeconds(5)).until(() -> client.status().fresh());
         kafka.exceptionOnPoll.set(new KafkaException("simulated: broker unreachable"));

@@ -109,8 +109,8 @@ public final class ChangeConsumer implements Runnable {
         this.prover = new PositionProver(consumer, topics, coverage, guard, setup.caches(), problems,
                 setup.metrics(), config.clock(), setup.onReady(), requestTimeout, config.positionCheckInterval(),
                 config.requireTopics(), config.heartbeatRequired());
-        this.recovery = new FailureRecovery(consumer, topics, setup.router(), guard, setup.metrics(),
-                config.clock(), pollTimeout, requestTimeout);
+        this.recovery = new FailureRecovery(consumer, topics, setup.router(), guard, setup.caches(),
+                setup.metrics(), config.clock(), pollTimeout, requestTimeout);
     }
 
     /** The topics read: every bound table's topic and the heartbeat topic. */

@@ -3,10 +3,13 @@ package dev.cdccache.client.consuming;
 import dev.cdccache.client.eviction.EvictionRouter;
 import dev.cdccache.client.metrics.ClientMetrics;
 import dev.cdccache.client.metrics.ErrorReason;
+import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.StalenessGuard;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -16,8 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the loop does when something fails: Kafka failures are counted, reported to the guard and logged once per
- * outage (then its recovery once); lost events (a position outside the log) move the partitions to their end and
+ * What the loop does when something fails: Kafka failures are counted, make the client and every cache report
+ * not fresh at once (until the next completed position check) and are logged once per outage (then its recovery
+ * once); lost events (a position outside the log) move the partitions to their end and
  * evict their caches; anything else escaping an iteration makes the loop back off, doubling up to
  * {@value #MAX_RESTART_BACKOFF_MILLIS} ms. Changes when the failure handling changes. Consumer thread only.
  */
@@ -32,6 +36,8 @@ final class FailureRecovery {
     private final TopicAssignment topics;
     private final EvictionRouter router;
     private final StalenessGuard guard;
+    /** The client-wide guard and every cache's: a failing loop makes each of them report not fresh. */
+    private final List<StalenessGuard> allGuards;
     private final ClientMetrics metrics;
     private final LongSupplier clock;
     private final Duration pollTimeout;
@@ -44,12 +50,16 @@ final class FailureRecovery {
     private long restartBackoffMillis;
 
     FailureRecovery(Consumer<byte[], byte[]> consumer, TopicAssignment topics, EvictionRouter router,
-            StalenessGuard guard, ClientMetrics metrics, LongSupplier clock, Duration pollTimeout,
-            Duration requestTimeout) {
+            StalenessGuard guard, List<CacheFreshness> caches, ClientMetrics metrics, LongSupplier clock,
+            Duration pollTimeout, Duration requestTimeout) {
         this.consumer = consumer;
         this.topics = topics;
         this.router = router;
         this.guard = guard;
+        List<StalenessGuard> guards = new ArrayList<>();
+        guards.add(guard);
+        caches.forEach(cache -> guards.add(cache.guard()));
+        this.allGuards = List.copyOf(guards);
         this.metrics = metrics;
         this.clock = clock;
         this.pollTimeout = pollTimeout;
@@ -101,7 +111,7 @@ final class FailureRecovery {
     /** A position check could not start: counted and reported; fetched records are still applied. */
     void checkFailed(RuntimeException e) {
         metrics.error(ErrorReason.CONSUMER_FAILURE);
-        guard.positionUnconfirmed(e.getClass().getSimpleName() + ": " + e.getMessage());
+        failing(e.getClass().getSimpleName() + ": " + e.getMessage());
         logFailure(e);
     }
 
@@ -113,7 +123,7 @@ final class FailureRecovery {
      */
     boolean kafkaFailed(RuntimeException e) {
         metrics.error(ErrorReason.CONSUMER_FAILURE);
-        guard.positionUnconfirmed(e.getClass().getSimpleName() + ": " + e.getMessage());
+        failing(e.getClass().getSimpleName() + ": " + e.getMessage());
         logFailure(e);
         return pause(pollTimeout.toMillis());
     }
@@ -130,7 +140,7 @@ final class FailureRecovery {
         }
         metrics.error(ErrorReason.CONSUMER_RESTART);
         markFailing();
-        guard.consumerFailing("consumer loop failed (" + t + "); restarting");
+        failing("consumer loop failed (" + t + "); restarting");
         restartBackoffMillis = restartBackoffMillis == 0 ? Math.max(1, pollTimeout.toMillis())
                 : Math.min(MAX_RESTART_BACKOFF_MILLIS, restartBackoffMillis * 2);
         LOG.error("Consumer loop failed; restarting in {} ms. Caches are not fresh until its positions are "
@@ -140,7 +150,17 @@ final class FailureRecovery {
 
     /** The thread running the loop is ending while it should run: never look fresh without a consumer. */
     void threadEnding() {
-        guard.consumerFailing("the consumer thread ended");
+        failing("the consumer thread ended");
+    }
+
+    /**
+     * Every guard reports not fresh at once, whatever its watermark, until a position check completes again:
+     * a cache whose watermark is still within the bound must not look fresh on a consumer that is not reading.
+     * (Serving is unchanged: entries stay within the bound of the watermark, which no longer moves.)
+     */
+    private void failing(String reason) {
+        guard.positionUnconfirmed(reason);
+        allGuards.forEach(g -> g.consumerFailing(reason));
     }
 
     /** A position check completed: the failures are over; the recovery is logged once. */

@@ -140,6 +140,7 @@ final class PositionProver {
         check = null;
         nextCheckAt = current.startedAt() + checkIntervalMillis;
         guard.positionsChecked(current.startedAt());
+        caches.forEach(cache -> cache.guard().positionsChecked(current.startedAt()));
         if (!ready) {
             ready = true;
             readyAtMillis = clock.getAsLong();

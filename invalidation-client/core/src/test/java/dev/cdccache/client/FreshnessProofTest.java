@@ -16,6 +16,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -159,6 +160,58 @@ class FreshnessProofTest {
     }
 
     @Test
+    void aTopicFedBySeveralConnectorsIsNotFreshWhileOneOfThemIsSilentAndTheProblemNamesIt() {
+        start();
+        // Two shards sharing a schema: both connectors capture coupon_db.coupon into one topic.
+        heartbeat("shard-a", "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        heartbeat("shard-b", "e1", "coupon_db.coupon");
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.status().fresh());
+
+        // shard-b stops; shard-a keeps beating, and lists the same table.
+        clockOffset.addAndGet(MAX_STALENESS.toMillis() + 1_000);
+        heartbeat("shard-a", "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> hasProblem(client, FreshnessProblem.Kind.SILENT_CONNECTOR, COUPON));
+        assertThat(client.cacheStatus("coupons").fresh()).isFalse();
+        assertThat(client.cacheStatus("couponsByCode").fresh()).isFalse();
+        assertThat(client.cacheStatus("attributes").fresh()).as("fed by shard-a only").isTrue();
+        assertThat(client.problems()).filteredOn(p -> p.kind() == FreshnessProblem.Kind.SILENT_CONNECTOR)
+                .singleElement().satisfies(p -> {
+                    assertThat(p.message()).contains("'shard-b'").contains(COUPON);
+                    assertThat(p.caches()).containsExactlyInAnyOrder("coupons", "couponsByCode");
+                    assertThat(p.kind().configuration()).isFalse();
+                });
+
+        heartbeat("shard-b", "e1", "coupon_db.coupon");
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.status().fresh() && client.problems().isEmpty());
+    }
+
+    @Test
+    void aConnectorNamedByTheHeaderOfATopicsRecordsMustProveThatTopicToo() {
+        start();
+        heartbeat("shard-a", "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.status().fresh());
+        cache("coupons").get(1L, id -> "coupon 1");
+        long evictedBefore = client.metrics().unprovenEvictions("new_coverage");
+
+        // shard-b's records are routed into the coupon topic; its heartbeat lists only its own table.
+        kafka.produce(COUPON, "{\"op\":\"u\",\"before\":{\"id\":2,\"code\":\"B\"},\"after\":{\"id\":2,"
+                + "\"code\":\"B\"}}", Map.of("cdc-connector", "shard-b"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.metrics().unprovenEvictions("new_coverage") == evictedBefore + 2);
+        assertThat(cache("coupons").getIfPresent(1L)).as("loaded while shard-b was not waited for").isNull();
+
+        clockOffset.addAndGet(MAX_STALENESS.toMillis() + 1_000);
+        heartbeat("shard-a", "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.cacheStatus("attributes").fresh()
+                && hasProblem(client, FreshnessProblem.Kind.SILENT_CONNECTOR, COUPON));
+        assertThat(client.cacheStatus("coupons").fresh()).as("shard-b has proven nothing").isFalse();
+
+        heartbeat("shard-b", "e1", "shard_db.coupon");
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.cacheStatus("coupons").fresh());
+        assertThat(client.problems()).isEmpty();
+    }
+
+    @Test
     void aHeartbeatWhoseRowIdIsNotTheConnectorInItsHeaderIsRejectedAndCounted() {
         start();
         heartbeat("coupons", "tickets", now(), "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
@@ -178,18 +231,43 @@ class FreshnessProofTest {
     }
 
     @Test
-    void aHeartbeatDatedInTheFutureIsClampedToNowAndCounted() {
+    void aHeartbeatDatedAnHourAheadProvesNothingAndIsReportedAsClockSkew() {
         start();
-        long beforeHeartbeat = now();
         heartbeat("coupons", "coupons", now() + Duration.ofHours(1).toMillis(), "e1",
                 "coupon_db.coupon,coupon_db.coupon_attribute");
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.status().fresh());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> hasProblem(client, FreshnessProblem.Kind.CLOCK_SKEW, "coupons"));
         assertThat(client.metrics().errorCount(ErrorReason.FUTURE_HEARTBEAT)).isEqualTo(1);
-        assertThat(client.status().watermarkMillis()).isBetween(beforeHeartbeat, now());
+        // Had it been taken as proof (or clamped to now), the client would look fresh with nothing applied.
+        assertThat(client.status().fresh()).isFalse();
+        assertThat(client.cacheStatus("coupons").watermarkAgeMillis()).isGreaterThan(MAX_STALENESS.toMillis());
+        assertThat(registry.get("cdc.client.clock.skew").gauge().value()).isGreaterThanOrEqualTo(3_599.0);
+        assertThat(client.status().misconfigured()).as("an outage of time synchronisation, not a setting").isFalse();
+    }
 
-        // Had the watermark moved an hour ahead, the client would look fresh for an hour with nothing applied.
-        clockOffset.addAndGet(MAX_STALENESS.toMillis() + 1_000);
-        await().atMost(Duration.ofSeconds(5)).until(() -> !client.status().fresh());
+    @Test
+    void aDatabaseClockSlightlyAheadIsMeasuredAndALaggingConnectorsHeartbeatDoesNotProveItsLag() {
+        start();
+        long skew = 600; // under the former 1 s tolerance: not noticed at all before
+        long sent = now();
+        heartbeat("coupons", "coupons", sent + skew, "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> hasProblem(client, FreshnessProblem.Kind.CLOCK_SKEW, "coupons"));
+        // A lower bound: the lead less the heartbeat's own latency through the mock.
+        assertThat(registry.get("cdc.client.clock.skew").gauge().value()).isBetween(0.5, skew / 1000.0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.cacheStatus("coupons").watermarkMillis() != Long.MIN_VALUE);
+        assertThat(client.cacheStatus("coupons").watermarkMillis()).as("not a moment this host has not reached")
+                .isLessThanOrEqualTo(sent);
+
+        // The connector now lags 1.5 s: its heartbeat, written 1.5 s ago by a clock 600 ms ahead, looks 0.9 s old.
+        long written = now() - 1_500;
+        heartbeat("coupons", "coupons", written + skew, "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> registry.get("cdc.client.invalidation.lag").timer().count() == 2);
+        // Taken as written when dated, it would show 0.9 s; the measured skew (the lead less the first heartbeat's
+        // few ms of latency) brings it back to about its true 1.5 s.
+        assertThat(registry.get("cdc.client.invalidation.lag").timer().max(TimeUnit.MILLISECONDS))
+                .as("the lag metric shows the lag").isGreaterThanOrEqualTo(1_400.0);
     }
 
     @Test

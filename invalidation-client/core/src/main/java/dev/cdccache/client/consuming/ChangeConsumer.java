@@ -8,8 +8,10 @@ import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.HeartbeatCoverage;
 import dev.cdccache.client.staleness.StalenessGuard;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -48,8 +50,6 @@ public final class ChangeConsumer implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(ChangeConsumer.class);
     /** The Kafka header naming the connector that published a record (see docs/connector.md). */
     public static final String CONNECTOR_HEADER = "cdc-connector";
-    /** A heartbeat may be dated this far ahead of this host's clock before it is clamped (clock jitter). */
-    static final long FUTURE_HEARTBEAT_TOLERANCE_MILLIS = 1_000;
 
     /**
      * What a {@link ChangeConsumer} works with.
@@ -98,14 +98,16 @@ public final class ChangeConsumer implements Runnable {
         long checkIntervalMillis = config.positionCheckInterval().toMillis();
         this.topics = new TopicAssignment(consumer, setup.router(), subscribed, requestTimeout,
                 Math.max(1_000, 5 * checkIntervalMillis));
-        Set<String> tables = new HashSet<>();
-        setup.caches().forEach(cache -> cache.sources().forEach(source -> tables.add(source.table())));
-        HeartbeatCoverage coverage = new HeartbeatCoverage(tables, FUTURE_HEARTBEAT_TOLERANCE_MILLIS);
+        Map<String, Set<String>> tablesByTopic = new HashMap<>();
+        setup.caches().forEach(cache -> cache.sources().forEach(source ->
+                tablesByTopic.computeIfAbsent(source.topic(), t -> new HashSet<>()).add(source.table())));
+        HeartbeatCoverage coverage = new HeartbeatCoverage(tablesByTopic);
+        long maxClockSkewMillis = config.maxClockSkew().toMillis();
         this.applier = new RecordApplier(consumer, setup.router(), config.heartbeatTopic(), coverage, guard,
                 setup.metrics(), new BadInputLog(config.clock()), config.listeners(), config.clock(),
-                config.maxMessageBytes());
-        ProblemReporter problems = new ProblemReporter(guard, setup.caches(), topics, config.heartbeatTopic(),
-                config.requireTopics(), config.heartbeatRequired());
+                config.maxMessageBytes(), config.heartbeatRequired(), maxClockSkewMillis);
+        ProblemReporter problems = new ProblemReporter(guard, setup.caches(), topics, coverage, setup.metrics(),
+                config.heartbeatTopic(), config.requireTopics(), config.heartbeatRequired(), maxClockSkewMillis);
         this.prover = new PositionProver(consumer, topics, coverage, guard, setup.caches(), problems,
                 setup.metrics(), config.clock(), setup.onReady(), requestTimeout, config.positionCheckInterval(),
                 config.requireTopics(), config.heartbeatRequired());

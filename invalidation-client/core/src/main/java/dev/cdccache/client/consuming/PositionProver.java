@@ -19,10 +19,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The freshness proof: every {@code position-check-interval} a check notes the time t and each bound table's
- * heartbeat coverage, brings the assignment up to date and looks up the log end offsets; once the positions
+ * The freshness proof: every {@code position-check-interval} a check notes the time t and the heartbeat coverage
+ * of each bound table and topic, brings the assignment up to date and looks up the log end offsets; once the positions
  * reach them, every event produced before t has been applied, so each cache's watermark moves to the least
- * coverage of its tables whose topics were checked ({@link CacheFreshness}). The first completed check makes the
+ * coverage of its sources whose topics were checked (a source is proven as far as every connector feeding its
+ * topic) ({@link CacheFreshness}). The first completed check makes the
  * client ready. A watermark that moves again after a gap longer than max-staleness first evicts its cache.
  * Changes when the rules of what a position check proves change. Consumer thread only.
  */
@@ -38,12 +39,14 @@ final class PositionProver {
      *
      * @param startedAt the time t the log end offsets were looked up at
      * @param heartbeatAtStart the latest heartbeat applied at t (client-wide)
-     * @param coverageAtStart each bound table's coverage at t (lower-case names)
+     * @param coverageAtStart each bound table's coverage at t (lower-case names): whether a heartbeat lists it
+     * @param topicCoverageAtStart each bound topic's coverage at t: how far every connector feeding it is proven
      * @param missing subscribed topics that did not exist at t
      * @param checked topics whose log end was looked up (the ones this check can confirm)
      * @param targetEnds the log end offsets the positions must reach
      */
-    record Check(long startedAt, long heartbeatAtStart, Map<String, Long> coverageAtStart, Set<String> missing,
+    record Check(long startedAt, long heartbeatAtStart, Map<String, Long> coverageAtStart,
+            Map<String, Long> topicCoverageAtStart, Set<String> missing,
             Set<String> checked, Map<TopicPartition, Long> targetEnds) {
     }
 
@@ -102,6 +105,7 @@ final class PositionProver {
         long startedAt = clock.getAsLong();
         long heartbeat = guard.lastHeartbeat();
         Map<String, Long> coverageAtStart = coverage.coverageOfBoundTables();
+        Map<String, Long> topicCoverageAtStart = coverage.coverageOfBoundTopics();
         TopicAssignment.Listing listing = topics.refresh();
         Map<TopicPartition, Long> ends = topics.endOffsets(startedAt);
         long lag = 0;
@@ -109,7 +113,7 @@ final class PositionProver {
             lag += Math.max(0, end.getValue() - consumer.position(end.getKey(), requestTimeout));
         }
         metrics.consumerLag(lag);
-        check = new Check(startedAt, heartbeat, coverageAtStart, listing.missing(), topics.checkableTopics(),
+        check = new Check(startedAt, heartbeat, coverageAtStart, topicCoverageAtStart, listing.missing(), topics.checkableTopics(),
                 new HashMap<>(ends));
     }
 
@@ -172,10 +176,7 @@ final class PositionProver {
             long watermark = Long.MAX_VALUE;
             for (CacheFreshness.Source source : cache.sources()) {
                 if (confirmed.contains(source.topic())) {
-                    long proof = heartbeatRequired
-                            ? completed.coverageAtStart().getOrDefault(source.table().toLowerCase(Locale.ROOT),
-                                    HeartbeatCoverage.UNCOVERED)
-                            : completed.startedAt();
+                    long proof = heartbeatRequired ? proofOf(source, completed) : completed.startedAt();
                     provenBySource.merge(source, proof, Math::max);
                 }
                 Long proven = provenBySource.get(source);
@@ -195,6 +196,17 @@ final class PositionProver {
         problems.gapEvictions(evictedAfterGap, freshAgain);
         guard.advanceWatermark(global);
         problems.publish(completed, now, readyAtMillis);
+    }
+
+    /**
+     * What a completed check proves of one source: nothing unless a connector's heartbeat lists its table, and
+     * then as far as every connector feeding its topic is proven (the least recent of their heartbeats).
+     */
+    private static long proofOf(CacheFreshness.Source source, Check completed) {
+        long listed = completed.coverageAtStart().getOrDefault(source.table().toLowerCase(Locale.ROOT),
+                HeartbeatCoverage.UNCOVERED);
+        return listed == HeartbeatCoverage.UNCOVERED ? HeartbeatCoverage.UNCOVERED
+                : completed.topicCoverageAtStart().getOrDefault(source.topic(), HeartbeatCoverage.UNCOVERED);
     }
 
     /**

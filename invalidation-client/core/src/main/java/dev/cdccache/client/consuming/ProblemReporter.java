@@ -1,5 +1,6 @@
 package dev.cdccache.client.consuming;
 
+import dev.cdccache.client.metrics.ClientMetrics;
 import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.FreshnessProblem;
 import dev.cdccache.client.staleness.HeartbeatCoverage;
@@ -29,20 +30,29 @@ final class ProblemReporter {
     private final StalenessGuard guard;
     private final List<CacheFreshness> caches;
     private final TopicAssignment topics;
+    private final HeartbeatCoverage coverage;
+    private final ClientMetrics metrics;
     private final String heartbeatTopic;
     private final boolean requireTopics;
     private final boolean heartbeatRequired;
     private final long maxStalenessMillis;
+    private final long maxClockSkewMillis;
+    private Set<String> warnedSilent = Set.of();
+    private Set<String> warnedSkewed = Set.of();
     private Set<String> warnedMissing = Set.of();
     private Set<String> warnedUncovered = Set.of();
     /** Caches whose current freshness gap was logged. */
     private final Set<String> gapReported = new HashSet<>();
 
-    ProblemReporter(StalenessGuard guard, List<CacheFreshness> caches, TopicAssignment topics, String heartbeatTopic,
-            boolean requireTopics, boolean heartbeatRequired) {
+    ProblemReporter(StalenessGuard guard, List<CacheFreshness> caches, TopicAssignment topics,
+            HeartbeatCoverage coverage, ClientMetrics metrics, String heartbeatTopic, boolean requireTopics,
+            boolean heartbeatRequired, long maxClockSkewMillis) {
         this.guard = guard;
         this.caches = List.copyOf(caches);
         this.topics = topics;
+        this.coverage = coverage;
+        this.metrics = metrics;
+        this.maxClockSkewMillis = maxClockSkewMillis;
         this.heartbeatTopic = heartbeatTopic;
         this.requireTopics = requireTopics;
         this.heartbeatRequired = heartbeatRequired;
@@ -92,6 +102,8 @@ final class ProblemReporter {
         }
         if (heartbeatRequired) {
             uncoveredTables(check, now, readyAtMillis, problems);
+            silentConnectors(check, now, readyAtMillis, problems);
+            clockSkew(now, problems);
         }
         guard.problems(problems);
         for (CacheFreshness cache : caches) {
@@ -131,6 +143,84 @@ final class ProblemReporter {
             LOG.warn("No connector heartbeat covers {}: their caches are not fresh. Is the connector that captures "
                     + "them running, and does it list them in its heartbeat?", uncovered);
         }
+    }
+
+    /**
+     * Every connector feeding a bound topic whose latest heartbeat is older than max-staleness (or that has sent
+     * none, once that outlasts max-staleness after ready, like an uncovered table): the topic's caches are not
+     * fresh because of it, whatever the other connectors feeding it say.
+     */
+    private void silentConnectors(PositionProver.Check check, long now, long readyAtMillis,
+            List<FreshnessProblem> problems) {
+        boolean outlasted = now - readyAtMillis > maxStalenessMillis;
+        Set<String> silent = new TreeSet<>();
+        for (String topic : boundTopics()) {
+            if (check.missing().contains(topic) || topics.deletedTopics().contains(topic)) {
+                continue;
+            }
+            coverage.feeders(topic).forEach((connector, proven) -> {
+                String message;
+                if (proven == HeartbeatCoverage.UNCOVERED) {
+                    if (!outlasted) {
+                        return;
+                    }
+                    message = "connector '" + connector + "' publishes into " + topic + " but none of its heartbeats "
+                            + "was received";
+                } else if (now - proven > maxStalenessMillis) {
+                    message = "connector '" + connector + "' feeds " + topic + " but its latest heartbeat proves only "
+                            + "up to " + (now - proven) + " ms ago (is it running?)";
+                } else {
+                    return;
+                }
+                silent.add(connector + " -> " + topic);
+                problems.add(new FreshnessProblem(FreshnessProblem.Kind.SILENT_CONNECTOR, topic, cachesOf(topic),
+                        message + "; the caches of " + topic + " are not fresh until it beats again. A connector "
+                                + "retired for good stays a feeder until this client restarts"));
+            });
+        }
+        if (!silent.isEmpty() && !warnedSilent.containsAll(silent)) {
+            LOG.warn("Connectors feeding bound topics are silent: {}. The caches of those topics are not fresh until "
+                    + "they beat again (if one was retired for good, restart this instance to forget it)", silent);
+        }
+        warnedSilent = silent;
+    }
+
+    /** Connectors whose database clock is measurably ahead of this host's by more than max-clock-skew. */
+    private void clockSkew(long now, List<FreshnessProblem> problems) {
+        Map<String, Long> skews = coverage.clockSkews(now);
+        metrics.clockSkew(skews.values().stream().mapToLong(Long::longValue).max().orElse(0));
+        Set<String> skewed = new TreeSet<>();
+        skews.forEach((connector, skew) -> {
+            if (skew <= maxClockSkewMillis) {
+                return;
+            }
+            Set<String> concerned = new TreeSet<>();
+            for (String topic : boundTopics()) {
+                if (coverage.feeders(topic).containsKey(connector)) {
+                    concerned.addAll(cachesOf(topic));
+                }
+            }
+            if (concerned.isEmpty()) {
+                return; // it feeds no cache of this client
+            }
+            skewed.add(connector);
+            problems.add(new FreshnessProblem(FreshnessProblem.Kind.CLOCK_SKEW, connector, concerned,
+                    "the database clock of connector '" + connector + "' is at least " + skew + " ms ahead of this "
+                            + "host's (more than max-clock-skew " + maxClockSkewMillis + " ms): its heartbeats prove "
+                            + "only up to this host's time minus that skew; synchronise the clocks (NTP)"));
+        });
+        if (!skewed.isEmpty() && !warnedSkewed.containsAll(skewed)) {
+            LOG.warn("Database clocks ahead of this host's by more than max-clock-skew ({} ms): connectors {}, by {} "
+                    + "ms. Their heartbeats prove only up to this host's time minus that skew; synchronise the clocks",
+                    maxClockSkewMillis, skewed, skews);
+        }
+        warnedSkewed = skewed;
+    }
+
+    private Set<String> boundTopics() {
+        Set<String> bound = new TreeSet<>();
+        caches.forEach(cache -> cache.sources().forEach(source -> bound.add(source.topic())));
+        return bound;
     }
 
     /**

@@ -14,6 +14,7 @@ import dev.cdccache.client.staleness.StalenessGuard;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -48,13 +49,18 @@ final class RecordApplier {
     private final List<InvalidationListener> listeners;
     private final LongSupplier clock;
     private final int maxMessageBytes;
+    private final boolean heartbeatRequired;
+    private final long maxClockSkewMillis;
+    /** Bound topics whose records without a {@code cdc-connector} header were reported (once each). */
+    private final Set<String> unattributedReported = new HashSet<>();
     private final EnvelopeParser parser = new EnvelopeParser();
     /** One report a minute per listener class. */
     private final LogThrottle listenerFailureLog;
 
     RecordApplier(Consumer<byte[], byte[]> consumer, EvictionRouter router, String heartbeatTopic,
             HeartbeatCoverage coverage, StalenessGuard guard, ClientMetrics metrics, BadInputLog badInput,
-            List<InvalidationListener> listeners, LongSupplier clock, int maxMessageBytes) {
+            List<InvalidationListener> listeners, LongSupplier clock, int maxMessageBytes, boolean heartbeatRequired,
+            long maxClockSkewMillis) {
         this.consumer = consumer;
         this.router = router;
         this.heartbeatTopic = heartbeatTopic;
@@ -65,6 +71,8 @@ final class RecordApplier {
         this.listeners = List.copyOf(listeners);
         this.clock = clock;
         this.maxMessageBytes = maxMessageBytes;
+        this.heartbeatRequired = heartbeatRequired;
+        this.maxClockSkewMillis = maxClockSkewMillis;
         this.listenerFailureLog = new LogThrottle(clock, 60_000);
     }
 
@@ -147,6 +155,9 @@ final class RecordApplier {
             applyHeartbeat(record, event);
             return;
         }
+        if (heartbeatRequired && router.isBound(topic)) {
+            noteConnector(record);
+        }
         router.apply(event);
         String table = router.tableOf(topic); // configured, bounded: never a tag taken from the payload
         if (event.sourceTimestampMillis() > 0 && table != null) {
@@ -158,6 +169,28 @@ final class RecordApplier {
             } catch (RuntimeException e) {
                 listenerFailed(listener, record, e);
             }
+        }
+    }
+
+    /**
+     * The topic is fed by the connector named in the record's header: its proof waits for that connector's
+     * heartbeats too. A connector first seen feeding it after the client was ready evicts its caches (their
+     * entries were proven without that connector). A record without the header cannot be attributed: the topic
+     * rests on the connectors whose heartbeats list its tables, as with a single connector.
+     */
+    private void noteConnector(ConsumerRecord<byte[], byte[]> record) {
+        String connector = connectorHeader(record);
+        if (connector == null) {
+            if (unattributedReported.add(record.topic())) {
+                LOG.info("Records of {} carry no {} header (a legacy connector, or Kafka Connect without the header "
+                        + "transform): if several connectors publish into it, the client cannot wait for each of them",
+                        record.topic(), ChangeConsumer.CONNECTOR_HEADER);
+            }
+            return;
+        }
+        if (coverage.fedBy(record.topic(), connector)) {
+            Set<String> evicted = router.evictAllOf(record.topic());
+            metrics.unprovenEvicted(HeartbeatCoverage.ResetReason.NEW_COVERAGE.tag(), evicted.size());
         }
     }
 
@@ -186,12 +219,14 @@ final class RecordApplier {
             metrics.error(ErrorReason.REJECTED_HEARTBEAT);
             return;
         }
-        if (outcome.clamped()) {
+        if (outcome.aheadMillis() > maxClockSkewMillis) {
             metrics.error(ErrorReason.FUTURE_HEARTBEAT);
             badInput.log(ErrorReason.FUTURE_HEARTBEAT, event.topic(), event.partition(), event.offset(),
-                    "heartbeat of '" + outcome.connector() + "' dated " + (heartbeat.tsMillis() - now)
-                            + " ms in the future (database clock ahead, or the row was updated by hand); clamped to now");
+                    "heartbeat of '" + outcome.connector() + "' dated " + outcome.aheadMillis() + " ms ahead of this "
+                            + "host's clock (database clock ahead, or the row was updated by hand); it proves only up"
+                            + " to now minus the measured skew of " + outcome.skewMillis() + " ms");
         }
+        metrics.clockSkew(coverage.clockSkews(now).values().stream().mapToLong(Long::longValue).max().orElse(0));
         if (!outcome.resetTables().isEmpty()) {
             Set<String> evicted = router.evictAllOfTables(outcome.resetTables());
             metrics.unprovenEvicted(outcome.resetReason().tag(), evicted.size());

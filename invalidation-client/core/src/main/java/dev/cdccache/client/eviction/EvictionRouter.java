@@ -118,12 +118,19 @@ public final class EvictionRouter {
         return evicted;
     }
 
-    /** Evicts every cache bound to {@code topic} entirely (bad input, lost events). */
-    public void evictAllOf(String topic) {
-        List<CacheBinding> bindings = bindingsByTopic.get(topic);
-        if (bindings != null) {
-            bindings.forEach(this::evictAll);
+    /**
+     * Evicts every cache bound to {@code topic} entirely (bad input, lost events, entries that cannot be proven).
+     *
+     * @return the names of the caches evicted
+     */
+    public Set<String> evictAllOf(String topic) {
+        Set<String> evicted = new TreeSet<>();
+        for (CacheBinding binding : bindingsByTopic.getOrDefault(topic, List.of())) {
+            if (evicted.add(binding.cache().name())) {
+                evictAll(binding);
+            }
         }
+        return evicted;
     }
 
     private void evictKeys(CacheBinding binding, ChangeEvent event, JsonNode first, JsonNode second,

@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.cdccache.client.cache.CaffeineInvalidatingCache;
 import dev.cdccache.client.cache.KeyNormalizingCache;
 import dev.cdccache.client.consuming.ChangeConsumer;
+import dev.cdccache.client.consuming.TopicPolicies;
 import dev.cdccache.client.eviction.CacheBinding;
 import dev.cdccache.client.eviction.EvictionRouter;
 import dev.cdccache.client.keymapping.KeyMapper;
@@ -71,6 +72,7 @@ public final class InvalidationClient implements AutoCloseable {
     private final Map<String, StalenessGuard> cacheGuards;
     private final List<CacheFreshness> freshness;
     private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory;
+    private final Function<Map<String, Object>, TopicPolicies> topicPoliciesFactory;
     private final CountDownLatch readyLatch = new CountDownLatch(1);
     private final Object lifecycle = new Object();
     private ChangeConsumer changeConsumer;
@@ -90,8 +92,20 @@ public final class InvalidationClient implements AutoCloseable {
      */
     public InvalidationClient(InvalidationClientConfig config,
             Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory) {
+        this(config, consumerFactory, props -> TopicPolicies.admin(props, config.maxStaleness().toMillis()));
+    }
+
+    /**
+     * Creates the client with custom factories of the Kafka consumer and of the lookups of the change topics'
+     * {@code cleanup.policy} (tests without a broker). Both receive the same properties (see
+     * {@link #InvalidationClient(InvalidationClientConfig, Function)}).
+     */
+    public InvalidationClient(InvalidationClientConfig config,
+            Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory,
+            Function<Map<String, Object>, TopicPolicies> topicPoliciesFactory) {
         this.config = config;
         this.consumerFactory = consumerFactory;
+        this.topicPoliciesFactory = topicPoliciesFactory;
         this.instanceId = config.clientId() + "-" + INSTANCES.incrementAndGet();
         this.guard = newGuard(config);
         this.metrics = new ClientMetrics(config.meterRegistry(), instanceId, guard, config.commitLagByTable());
@@ -180,9 +194,9 @@ public final class InvalidationClient implements AutoCloseable {
                 long interval = guard.tickInterval().toMillis();
                 stalenessTicker.scheduleAtFixedRate(this::tickSafely, interval, interval, TimeUnit.MILLISECONDS);
             }
-            changeConsumer = new ChangeConsumer(new ChangeConsumer.Setup(config,
-                    consumerFactory.apply(consumerProperties()), router, guard, freshness, metrics,
-                    this::becomeReady));
+            Map<String, Object> properties = consumerProperties();
+            changeConsumer = new ChangeConsumer(new ChangeConsumer.Setup(config, consumerFactory.apply(properties),
+                    router, guard, freshness, metrics, topicPoliciesFactory.apply(properties), this::becomeReady));
             consumerThread = new Thread(changeConsumer, instanceId + "-consumer");
             consumerThread.setDaemon(true);
             consumerThread.start();

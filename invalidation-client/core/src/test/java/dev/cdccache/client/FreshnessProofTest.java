@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.cdccache.client.consuming.ChangeConsumer;
+import dev.cdccache.client.consuming.TopicPolicies;
 import dev.cdccache.client.metrics.ErrorReason;
 import dev.cdccache.client.staleness.FreshnessProblem;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -16,7 +17,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -430,6 +433,52 @@ class FreshnessProofTest {
         await().atMost(Duration.ofSeconds(3)).until(() -> cache("coupons").caffeine().getIfPresent(1L) == null);
         assertThat(client.status().problem()).contains("metadata not available");
         kafka.metadataDown = false;
+    }
+
+    @Test
+    void aCompactedChangeTopicIsRefusedAsAConfigurationProblemAndAFailedLookupStopsNothing() {
+        kafka.createTopic(COUPON);
+        kafka.createTopic(ATTRIBUTE);
+        kafka.createTopic(HEARTBEAT);
+        AtomicInteger lookups = new AtomicInteger();
+        client = new InvalidationClient(InvalidationClientConfig.builder()
+                .bootstrapServers("mock:9092")
+                .clock(this::now)
+                .positionCheckInterval(Duration.ofMillis(20))
+                .cache(CacheDefinition.builder("coupons").table("coupon_db.coupon").keyColumns("id").build())
+                .cache(CacheDefinition.builder("attributes").table("coupon_db.coupon_attribute")
+                        .keyColumns("coupon_id").build())
+                .build(), props -> kafka, props -> new TopicPolicies() {
+                    @Override
+                    public CompletableFuture<Map<String, String>> cleanupPolicies(Set<String> topics) {
+                        // The first lookup fails (e.g. no DescribeConfigs permission yet); the next ones answer.
+                        return lookups.getAndIncrement() == 0
+                                ? CompletableFuture.failedFuture(new IllegalStateException("simulated: denied"))
+                                : CompletableFuture.completedFuture(Map.of(COUPON, "compact", ATTRIBUTE, "delete"));
+                    }
+
+                    @Override
+                    public void close() {
+                    }
+                });
+        client.start();
+        assertThat(client.awaitReady(Duration.ofSeconds(5))).isTrue();
+        heartbeat("coupons", "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.cacheStatus("attributes").fresh());
+
+        clockOffset.addAndGet(5_000); // failed lookups are retried every 5 s
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> hasProblem(client, FreshnessProblem.Kind.COMPACTED_TOPIC, COUPON));
+        assertThat(client.status().misconfigured()).isTrue();
+        assertThat(client.problems()).filteredOn(p -> p.kind() == FreshnessProblem.Kind.COMPACTED_TOPIC)
+                .singleElement().satisfies(p -> assertThat(p.caches()).containsExactly("coupons"));
+        // Its events are still applied, and the other table is unaffected.
+        cache("coupons").get(1L, id -> "coupon 1");
+        kafka.produce(COUPON, "{\"op\":\"u\",\"before\":{\"id\":1},\"after\":{\"id\":1}}");
+        await().atMost(Duration.ofSeconds(5)).until(() -> cache("coupons").caffeine().getIfPresent(1L) == null);
+        heartbeat("coupons", "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.cacheStatus("attributes").fresh());
+        assertThat(client.cacheStatus("coupons").fresh()).as("reading a compacted topic proves nothing").isFalse();
     }
 
     @Test

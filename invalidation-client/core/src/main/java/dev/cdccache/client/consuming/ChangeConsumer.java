@@ -60,10 +60,12 @@ public final class ChangeConsumer implements Runnable {
      * @param guard the client-wide guard (status, and the watermark of values kept outside the caches)
      * @param caches every cache with its own guard and sources
      * @param metrics the client's meters
+     * @param topicPolicies looks up the cleanup policy of the change topics (closed when the loop ends)
      * @param onReady run once, on the loop's thread, when the first position check completes
      */
     public record Setup(InvalidationClientConfig config, Consumer<byte[], byte[]> consumer, EvictionRouter router,
-            StalenessGuard guard, List<CacheFreshness> caches, ClientMetrics metrics, Runnable onReady) {
+            StalenessGuard guard, List<CacheFreshness> caches, ClientMetrics metrics, TopicPolicies topicPolicies,
+            Runnable onReady) {
 
         public Setup {
             Objects.requireNonNull(config, "config");
@@ -72,6 +74,7 @@ public final class ChangeConsumer implements Runnable {
             Objects.requireNonNull(guard, "guard");
             caches = List.copyOf(caches);
             Objects.requireNonNull(metrics, "metrics");
+            Objects.requireNonNull(topicPolicies, "topicPolicies");
             Objects.requireNonNull(onReady, "onReady");
         }
     }
@@ -83,6 +86,7 @@ public final class ChangeConsumer implements Runnable {
     private final RecordApplier applier;
     private final PositionProver prover;
     private final FailureRecovery recovery;
+    private final TopicPolicyCheck policyCheck;
     private volatile boolean running = true;
 
     public ChangeConsumer(Setup setup) {
@@ -108,7 +112,8 @@ public final class ChangeConsumer implements Runnable {
                 config.maxMessageBytes(), config.heartbeatRequired(), maxClockSkewMillis);
         ProblemReporter problems = new ProblemReporter(guard, setup.caches(), topics, coverage, setup.metrics(),
                 config.heartbeatTopic(), config.requireTopics(), config.heartbeatRequired(), maxClockSkewMillis);
-        this.prover = new PositionProver(consumer, topics, coverage, guard, setup.caches(), problems,
+        this.policyCheck = new TopicPolicyCheck(setup.topicPolicies(), setup.router().topics());
+        this.prover = new PositionProver(consumer, topics, coverage, policyCheck, guard, setup.caches(), problems,
                 setup.metrics(), config.clock(), setup.onReady(), requestTimeout, config.positionCheckInterval(),
                 config.requireTopics(), config.heartbeatRequired());
         this.recovery = new FailureRecovery(consumer, topics, setup.router(), guard, setup.caches(),
@@ -148,6 +153,11 @@ public final class ChangeConsumer implements Runnable {
                 consumer.close(Duration.ofSeconds(2));
             } catch (RuntimeException e) {
                 LOG.debug("Closing the Kafka consumer failed", e);
+            }
+            try {
+                policyCheck.close();
+            } catch (RuntimeException e) {
+                LOG.debug("Closing the topic policy lookups failed", e);
             }
         }
     }

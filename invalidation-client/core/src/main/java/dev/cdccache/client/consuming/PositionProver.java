@@ -53,6 +53,7 @@ final class PositionProver {
     private final Consumer<byte[], byte[]> consumer;
     private final TopicAssignment topics;
     private final HeartbeatCoverage coverage;
+    private final TopicPolicyCheck policyCheck;
     private final StalenessGuard guard;
     private final List<CacheFreshness> caches;
     private final ProblemReporter problems;
@@ -72,12 +73,13 @@ final class PositionProver {
     private long readyAtMillis;
 
     PositionProver(Consumer<byte[], byte[]> consumer, TopicAssignment topics, HeartbeatCoverage coverage,
-            StalenessGuard guard, List<CacheFreshness> caches, ProblemReporter problems, ClientMetrics metrics,
+            TopicPolicyCheck policyCheck, StalenessGuard guard, List<CacheFreshness> caches, ProblemReporter problems, ClientMetrics metrics,
             LongSupplier clock, Runnable onReady, Duration requestTimeout, Duration checkInterval,
             boolean requireTopics, boolean heartbeatRequired) {
         this.consumer = consumer;
         this.topics = topics;
         this.coverage = coverage;
+        this.policyCheck = policyCheck;
         this.guard = guard;
         this.caches = List.copyOf(caches);
         this.problems = problems;
@@ -107,6 +109,8 @@ final class PositionProver {
         Map<String, Long> coverageAtStart = coverage.coverageOfBoundTables();
         Map<String, Long> topicCoverageAtStart = coverage.coverageOfBoundTopics();
         TopicAssignment.Listing listing = topics.refresh();
+        policyCheck.topicsAppeared(listing.discovered().stream().map(TopicPartition::topic).toList());
+        policyCheck.poll(startedAt);
         Map<TopicPartition, Long> ends = topics.endOffsets(startedAt);
         long lag = 0;
         for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
@@ -168,6 +172,8 @@ final class PositionProver {
         if (!requireTopics) {
             confirmed.addAll(completed.missing()); // a topic that does not exist has nothing unread
         }
+        // Reading a compacted topic to its end proves nothing: delete events may have been compacted away.
+        confirmed.removeAll(policyCheck.compacted());
         long now = clock.getAsLong();
         long global = Long.MAX_VALUE;
         Map<String, Long> evictedAfterGap = new TreeMap<>();
@@ -195,7 +201,7 @@ final class PositionProver {
         }
         problems.gapEvictions(evictedAfterGap, freshAgain);
         guard.advanceWatermark(global);
-        problems.publish(completed, now, readyAtMillis);
+        problems.publish(completed, policyCheck.compacted(), now, readyAtMillis);
     }
 
     /**

@@ -62,11 +62,12 @@ final class ProblemReporter {
     /**
      * Publishes the problems seen by a completed check.
      *
+     * @param compacted bound topics found with {@code cleanup.policy=compact}
      * @param now the time the check completed
      * @param readyAtMillis when the client became ready (uncovered tables are reported only beyond max-staleness
      *        after it)
      */
-    void publish(PositionProver.Check check, long now, long readyAtMillis) {
+    void publish(PositionProver.Check check, Set<String> compacted, long now, long readyAtMillis) {
         List<FreshnessProblem> problems = new ArrayList<>();
         Set<String> missingTopics = new TreeSet<>();
         if (requireTopics) {
@@ -95,6 +96,11 @@ final class ProblemReporter {
         for (String topic : topics.deletedTopics()) {
             problems.add(new FreshnessProblem(FreshnessProblem.Kind.TOPIC_DELETED, topic, cachesOf(topic),
                     "topic " + topic + " was deleted while being read; its caches were evicted"));
+        }
+        for (String topic : compacted) {
+            problems.add(new FreshnessProblem(FreshnessProblem.Kind.COMPACTED_TOPIC, topic, cachesOf(topic),
+                    "topic " + topic + " has cleanup.policy=compact: compaction removes delete events, so deleted rows "
+                            + "would never be evicted; set cleanup.policy=delete on it"));
         }
         for (String topic : topics.unavailableTopics()) {
             problems.add(new FreshnessProblem(FreshnessProblem.Kind.PARTITIONS_UNAVAILABLE, topic, cachesOf(topic),

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -253,25 +254,19 @@ final class ProblemReporter {
         gapReported.removeAll(freshAgain);
     }
 
-    Set<String> cachesOf(String topic) {
-        Set<String> names = new TreeSet<>();
-        for (CacheFreshness cache : caches) {
-            for (CacheFreshness.Source source : cache.sources()) {
-                if (source.topic().equals(topic)) {
-                    names.add(cache.cache());
-                }
-            }
-        }
-        return names;
+    private Set<String> cachesOf(String topic) {
+        return cachesWhere(source -> source.topic().equals(topic));
     }
 
     private Set<String> cachesOfTable(String table) {
+        return cachesWhere(source -> source.table().equalsIgnoreCase(table));
+    }
+
+    private Set<String> cachesWhere(Predicate<CacheFreshness.Source> bound) {
         Set<String> names = new TreeSet<>();
         for (CacheFreshness cache : caches) {
-            for (CacheFreshness.Source source : cache.sources()) {
-                if (source.table().equalsIgnoreCase(table)) {
-                    names.add(cache.cache());
-                }
+            if (cache.sources().stream().anyMatch(bound)) {
+                names.add(cache.cache());
             }
         }
         return names;

@@ -128,8 +128,8 @@ public final class InvalidationClientConfig {
     }
 
     /**
-     * Whether a bound topic that does not exist means its caches cannot be proven fresh (the default, since
-     * issue 14): a misspelled {@code topic-prefix} or table, or a table the connector does not capture, would
+     * Whether a bound topic that does not exist means its caches cannot be proven fresh (the default): a
+     * misspelled {@code topic-prefix} or table, or a table the connector does not capture, would
      * otherwise look fresh forever while nothing invalidates it. Such topics are logged at WARN and reported as
      * {@link dev.cdccache.client.staleness.FreshnessProblem.Kind#MISSING_TOPIC}. Set to {@code false} only for a
      * connector that creates topics lazily on a table's first change (Kafka Connect without pre-created topics).

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 14: freshness is proven per cache, by the connector capturing its tables, and never claimed for a cache
+ * Freshness is proven per cache, by every connector publishing into its topics, and never claimed for a cache
  * whose topic is missing, deleted or unavailable (Kafka's MockConsumer; {@code PerConnectorFreshnessIT} does the
  * same against a real broker).
  */

@@ -65,7 +65,7 @@ public final class EvictionRouter {
                 continue;
             }
             if (event.truncated() && lostKeyColumns(binding, event)) {
-                // An oversized event reduced by the connector (CONTRACT.md): this cache's key columns were removed,
+                // An oversized event reduced by the connector (docs/connector.md, event contract): this cache's key columns were removed,
                 // so the keys it concerns are unknown.
                 metrics.error(ErrorReason.TRUNCATED);
                 badInput.log(ErrorReason.TRUNCATED, event.topic(), event.partition(), event.offset(), "cache "

@@ -88,7 +88,9 @@ public final class InvalidationClient implements AutoCloseable {
     /**
      * Creates the client with a custom Kafka consumer factory (instrumentation, tests with Kafka's
      * {@code MockConsumer}). The factory receives the consumer properties the client needs (byte-array
-     * deserializers, no group, no auto commit, {@code auto.offset.reset=none}) and must honour them.
+     * deserializers, no group, no auto commit, {@code auto.offset.reset=none}) and must honour them. The change
+     * topics' {@code cleanup.policy} is read by a Kafka admin client made from the same properties
+     * ({@link TopicPolicies#admin}).
      */
     public InvalidationClient(InvalidationClientConfig config,
             Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory) {

@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.cdccache.client.cache.CaffeineInvalidatingCache;
 import dev.cdccache.client.cache.KeyNormalizingCache;
 import dev.cdccache.client.consuming.ChangeConsumer;
+import dev.cdccache.client.consuming.TopicPolicies;
 import dev.cdccache.client.eviction.CacheBinding;
 import dev.cdccache.client.eviction.EvictionRouter;
 import dev.cdccache.client.keymapping.KeyMapper;
@@ -71,6 +72,7 @@ public final class InvalidationClient implements AutoCloseable {
     private final Map<String, StalenessGuard> cacheGuards;
     private final List<CacheFreshness> freshness;
     private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory;
+    private final Function<Map<String, Object>, TopicPolicies> topicPoliciesFactory;
     private final CountDownLatch readyLatch = new CountDownLatch(1);
     private final Object lifecycle = new Object();
     private ChangeConsumer changeConsumer;
@@ -86,12 +88,26 @@ public final class InvalidationClient implements AutoCloseable {
     /**
      * Creates the client with a custom Kafka consumer factory (instrumentation, tests with Kafka's
      * {@code MockConsumer}). The factory receives the consumer properties the client needs (byte-array
-     * deserializers, no group, no auto commit, {@code auto.offset.reset=none}) and must honour them.
+     * deserializers, no group, no auto commit, {@code auto.offset.reset=none}) and must honour them. The change
+     * topics' {@code cleanup.policy} is read by a Kafka admin client made from the same properties
+     * ({@link TopicPolicies#admin}).
      */
     public InvalidationClient(InvalidationClientConfig config,
             Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory) {
+        this(config, consumerFactory, props -> TopicPolicies.admin(props, config.maxStaleness().toMillis()));
+    }
+
+    /**
+     * Creates the client with custom factories of the Kafka consumer and of the lookups of the change topics'
+     * {@code cleanup.policy} (tests without a broker). Both receive the same properties (see
+     * {@link #InvalidationClient(InvalidationClientConfig, Function)}).
+     */
+    public InvalidationClient(InvalidationClientConfig config,
+            Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory,
+            Function<Map<String, Object>, TopicPolicies> topicPoliciesFactory) {
         this.config = config;
         this.consumerFactory = consumerFactory;
+        this.topicPoliciesFactory = topicPoliciesFactory;
         this.instanceId = config.clientId() + "-" + INSTANCES.incrementAndGet();
         this.guard = newGuard(config);
         this.metrics = new ClientMetrics(config.meterRegistry(), instanceId, guard, config.commitLagByTable());
@@ -180,11 +196,9 @@ public final class InvalidationClient implements AutoCloseable {
                 long interval = guard.tickInterval().toMillis();
                 stalenessTicker.scheduleAtFixedRate(this::tickSafely, interval, interval, TimeUnit.MILLISECONDS);
             }
-            changeConsumer = new ChangeConsumer(consumerFactory.apply(consumerProperties()), router,
-                    config.heartbeatTopic(), guard, freshness, metrics, new BadInputLog(config.clock()),
-                    config.listeners(), this::becomeReady, config.clock(), config.pollTimeout(),
-                    config.positionCheckInterval(), config.maxMessageBytes(), config.requireTopics(),
-                    config.heartbeatRequired());
+            Map<String, Object> properties = consumerProperties();
+            changeConsumer = new ChangeConsumer(new ChangeConsumer.Setup(config, consumerFactory.apply(properties),
+                    router, guard, freshness, metrics, topicPoliciesFactory.apply(properties), this::becomeReady));
             consumerThread = new Thread(changeConsumer, instanceId + "-consumer");
             consumerThread.setDaemon(true);
             consumerThread.start();
@@ -252,7 +266,7 @@ public final class InvalidationClient implements AutoCloseable {
     }
 
     /**
-     * The staleness check of DESIGN point 4 for values kept outside the client's caches (e.g. an ORM's query
+     * The staleness check (docs/client.md, bounded staleness) for values kept outside the client's caches (e.g. an ORM's query
      * results): may a value whose database read started at {@code loadedAtMillis} be served now? Same policy,
      * bound and check as the caches' hits.
      */

@@ -23,6 +23,8 @@ public final class InvalidationClientConfig {
 
     /** The default bound: entries are not served once the client cannot show it is this close to the log. */
     public static final Duration DEFAULT_MAX_STALENESS = Duration.ofSeconds(5);
+    /** The default {@link #maxClockSkew()}. */
+    public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofMillis(250);
     /** Default largest change-event value parsed; bigger ones evict the caches of their table. */
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
 
@@ -50,6 +52,7 @@ public final class InvalidationClientConfig {
     private final Executor refreshExecutor;
     private final List<InvalidationListener> listeners;
     private final boolean commitLagByTable;
+    private final Duration maxClockSkew;
 
     private InvalidationClientConfig(Builder b) {
         this.bootstrapServers = b.bootstrapServers;
@@ -73,6 +76,7 @@ public final class InvalidationClientConfig {
         this.refreshExecutor = b.refreshExecutor;
         this.listeners = List.copyOf(b.listeners);
         this.commitLagByTable = b.commitLagByTable;
+        this.maxClockSkew = b.maxClockSkew;
     }
 
     public static Builder builder() {
@@ -124,8 +128,8 @@ public final class InvalidationClientConfig {
     }
 
     /**
-     * Whether a bound topic that does not exist means its caches cannot be proven fresh (the default, since
-     * issue 14): a misspelled {@code topic-prefix} or table, or a table the connector does not capture, would
+     * Whether a bound topic that does not exist means its caches cannot be proven fresh (the default): a
+     * misspelled {@code topic-prefix} or table, or a table the connector does not capture, would
      * otherwise look fresh forever while nothing invalidates it. Such topics are logged at WARN and reported as
      * {@link dev.cdccache.client.staleness.FreshnessProblem.Kind#MISSING_TOPIC}. Set to {@code false} only for a
      * connector that creates topics lazily on a table's first change (Kafka Connect without pre-created topics).
@@ -193,6 +197,15 @@ public final class InvalidationClientConfig {
         return commitLagByTable;
     }
 
+    /**
+     * How far a connector's database clock may be measurably ahead of this host's before it is reported
+     * ({@code CLOCK_SKEW} problem, {@code cdc.client.clock.skew} gauge); 250 ms
+     * unless set. Whatever this setting, a heartbeat proves only up to this host's time minus the measured skew.
+     */
+    public Duration maxClockSkew() {
+        return maxClockSkew;
+    }
+
     /** Builder of an {@link InvalidationClientConfig}; not thread-safe. */
     public static final class Builder {
         private String bootstrapServers;
@@ -216,8 +229,15 @@ public final class InvalidationClientConfig {
         private Executor refreshExecutor = ForkJoinPool.commonPool();
         private final List<InvalidationListener> listeners = new ArrayList<>();
         private boolean commitLagByTable;
+        private Duration maxClockSkew = DEFAULT_MAX_CLOCK_SKEW;
 
         private Builder() {
+        }
+
+        /** See {@link InvalidationClientConfig#maxClockSkew()}. */
+        public Builder maxClockSkew(Duration maxClockSkew) {
+            this.maxClockSkew = maxClockSkew;
+            return this;
         }
 
         /** See {@link InvalidationClientConfig#commitLagByTable()}. */
@@ -359,6 +379,9 @@ public final class InvalidationClientConfig {
                     "must be a positive duration, was " + positionCheckInterval);
             require(positionCheckInterval.compareTo(maxStaleness) < 0, "position-check-interval",
                     "must be shorter than max-staleness (" + maxStaleness + "), was " + positionCheckInterval);
+            require(maxClockSkew != null && !maxClockSkew.isNegative() && maxClockSkew.compareTo(maxStaleness) < 0,
+                    "max-clock-skew", "must be a duration from 0 up to below max-staleness (" + maxStaleness
+                            + "), e.g. 250ms; was " + maxClockSkew);
             require(kafkaSecurity != null, "kafka.security", "is required (KafkaSecurity.plaintext() for none)");
             for (String key : kafkaSecurity.clientProperties().keySet()) {
                 require(!kafkaProperties.containsKey(key), "kafka.properties." + key,

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 14, consumer robustness: no record takes the rest of its poll batch along, and the consumer loop never
+ * Consumer robustness: no record takes the rest of its poll batch along, and the consumer loop never
  * dies, whatever is thrown inside it (Kafka's MockConsumer; the client runs on its own thread as in production).
  */
 class ConsumerRobustnessTest {
@@ -82,6 +83,8 @@ class ConsumerRobustnessTest {
     private final ListAppender<ILoggingEvent> consumerLog = new ListAppender<>();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private InvalidationClient client;
+    /** Offsets of the change events the listeners were told about, in order. */
+    private final List<Long> applied = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void start() {
@@ -95,9 +98,7 @@ class ConsumerRobustnessTest {
                 .heartbeatRequired(false) // fresh = positions confirmed, so freshness is observable here
                 .commitLagByTable(true)
                 .positionCheckInterval(Duration.ofMillis(20))
-                .cache(CacheDefinition.builder("coupons").table("coupon_db.coupon").keyColumns("id").build())
-                .cache(CacheDefinition.builder("couponsById").table("coupon_db.coupon").keyColumns("id")
-                        .keyType(KeyType.LONG).build())
+                // Bound first: its key factory throws before the other caches of the table evict anything.
                 .cache(CacheDefinition.builder("couponsByPlaceAndCode").table("coupon_db.coupon")
                         .keyColumns("place_id", "code").compositeKeyFactory(components -> {
                             if ("boom".equals(components.get(1))) {
@@ -105,6 +106,14 @@ class ConsumerRobustnessTest {
                             }
                             return List.copyOf(components);
                         }).build())
+                .cache(CacheDefinition.builder("coupons").table("coupon_db.coupon").keyColumns("id").build())
+                .cache(CacheDefinition.builder("couponsById").table("coupon_db.coupon").keyColumns("id")
+                        .keyType(KeyType.LONG).build())
+                .listener(event -> {
+                    if (event.topic().equals(COUPON)) {
+                        applied.add(event.offset());
+                    }
+                })
                 .build(), props -> kafka);
         client.start();
         assertThat(client.awaitReady(Duration.ofSeconds(5))).isTrue();
@@ -133,34 +142,56 @@ class ConsumerRobustnessTest {
 
     @Test
     void recordsThatOverflowOrThrowWhileParsedMappedOrAppliedDoNotDropTheRestOfTheirPollBatch() {
-        fill();
         String overflow = "123456789012345678901234567890"; // beyond a long
-        // One poll batch: every record but the last would, before the fix, throw out of the loop (or burn CPU)
-        // after poll had already moved past the whole batch.
-        kafka.produceBatch(Map.of(), List.of(
-                Map.entry(COUPON, "{\"before\":{\"id\":9},\"after\":{\"id\":9},\"op\":\"u\",\"ts_ms\":" + overflow
+        // One poll batch of one partition, so its order is the offset order: each bad record (before the fix each
+        // would throw out of the loop, or burn CPU, after poll had already moved past the whole batch) is followed
+        // by a good one, which must still be applied by key.
+        List<Map.Entry<String, String>> batch = List.of(
+                Map.entry(COUPON, "{\"before\":{\"id\":9,\"place_id\":7,\"code\":\"C\"},\"after\":{\"id\":9,\"place_id\":7,\"code\":\"C\"},\"op\":\"u\",\"ts_ms\":" + overflow
                         + ",\"source\":{\"db\":\"x\",\"table\":\"y\",\"ts_ms\":" + overflow + "}}"),
-                Map.entry(HEARTBEAT, "{\"after\":{\"id\":1,\"ts\":" + overflow + "},\"op\":\"u\"}"),
-                Map.entry(HEARTBEAT, "{\"after\":{\"id\":1,\"ts\":\"+1000000000-12-31T23:59:59Z\"},\"op\":\"u\"}"),
                 Map.entry(COUPON, update("{\"id\":1e400}")),                // non-finite as a double
+                Map.entry(COUPON, update("{\"id\":101,\"place_id\":7,\"code\":\"B\"}")),
                 Map.entry(COUPON, update("{\"id\":\"1e500000000\"}")),       // 500 million digits if expanded
+                Map.entry(COUPON, update("{\"id\":102,\"place_id\":7,\"code\":\"B\"}")),
                 Map.entry(COUPON, update("{\"id\":" + overflow + "}")),
+                Map.entry(COUPON, update("{\"id\":103,\"place_id\":7,\"code\":\"B\"}")),
                 Map.entry(COUPON, update("{\"id\":8,\"place_id\":7,\"code\":\"boom\"}")), // throws while mapped
-                Map.entry(COUPON, "{\"before\":{\"id\":2,\"place_id\":7,\"code\":\"A\"},\"after\":{\"id\":2,"
+                Map.entry(COUPON, "{\"before\":{\"id\":104,\"place_id\":7,\"code\":\"A\"},\"after\":{\"id\":104,"
                         + "\"place_id\":7,\"code\":\"A\"},\"op\":\"u\",\"source\":{\"db\":\"x\",\"table\":\"y\","
-                        + "\"ts_ms\":1}}")));
+                        + "\"ts_ms\":1}}"));
+        kafka.produceBatch(Map.of(), batch);
+        // Waits for the last record to be applied: if a bad record took the rest of the batch along, it never is.
+        await().atMost(Duration.ofSeconds(5)).until(() -> applied.contains((long) batch.size() - 1));
 
-        // The mock returns a batch partition by partition: wait for the last record of each.
-        await().atMost(Duration.ofSeconds(5)).until(() -> cache("coupons").getIfPresent(2L) == null
-                && client.metrics().errorCount(ErrorReason.BAD_HEARTBEAT) == 2);
-        assertThat(cache("couponsByPlaceAndCode").getIfPresent(List.of(7L, "A"))).isNull();
-        assertThat(client.metrics().errorCount(ErrorReason.BAD_HEARTBEAT)).isEqualTo(2);
+        // By key: the good records (ids 9, 101, 102, 103, 104), each after a bad one, evicted their key in the
+        // by-id cache; the bad ones evicted no key there (the composite cache, bound first, throws before it).
+        assertThat(keyEvictions("couponsById")).isEqualTo(5);
+        assertThat(applied).as("offsets the listeners saw: all but the record that threw")
+                .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 8L);
         assertThat(client.metrics().errorCount(ErrorReason.RECORD_FAILURE)).as("the key factory bug").isEqualTo(1);
-        assertThat(client.metrics().errorCount(ErrorReason.UNMAPPABLE_KEY)).isPositive();
-        assertThat(cache("couponsById").estimatedSize()).as("unmappable keys evict the whole cache").isZero();
+        // One per bad id and cache it cannot key: three caches each, except the text id "1e500000000", which the
+        // auto-typed cache keeps as text.
+        assertThat(client.metrics().errorCount(ErrorReason.UNMAPPABLE_KEY)).isEqualTo(3 + 2 + 3);
         // Lag meters are tagged with the configured table, never with the payload's source.db/table.
         assertThat(registry.find("cdc.client.commit.lag").timers()).extracting(t -> t.getId().getTag("table"))
                 .containsExactly("coupon_db.coupon");
+    }
+
+    @Test
+    void heartbeatsThatOverflowAreCountedAndDoNotDropTheHeartbeatAfterThem() {
+        long written = System.currentTimeMillis() - 100;
+        kafka.produceBatch(Map.of(), List.of(
+                Map.entry(HEARTBEAT, "{\"after\":{\"id\":1,\"ts\":123456789012345678901234567890},\"op\":\"u\"}"),
+                Map.entry(HEARTBEAT, "{\"after\":{\"id\":1,\"ts\":\"+1000000000-12-31T23:59:59Z\"},\"op\":\"u\"}"),
+                Map.entry(HEARTBEAT, "{\"after\":{\"id\":1,\"ts\":" + written * 1000 + "},\"op\":\"u\"}")));
+        // Waits for the last heartbeat to be applied: if a bad one took the rest of the batch along, it never is.
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.status().lastHeartbeatMillis() == written);
+        assertThat(client.metrics().errorCount(ErrorReason.BAD_HEARTBEAT)).isEqualTo(2);
+    }
+
+    private double keyEvictions(String cache) {
+        var counter = registry.find("cdc.client.evictions").tag("cache", cache).tag("scope", "key").counter();
+        return counter == null ? 0 : counter.count();
     }
 
     @Test
@@ -195,6 +226,37 @@ class ConsumerRobustnessTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> cache("coupons").getIfPresent(1L) == null);
         await().atMost(Duration.ofSeconds(10)).until(() -> client.status().fresh());
         assertThat(cache("coupons").getIfPresent(2L)).isEqualTo("coupon 2");
+    }
+
+    @Test
+    void everyCacheIsNotFreshAsSoonAsTheLoopFailsNotOnlyOnceTheBoundHasPassed() {
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.cacheStatus("coupons").fresh());
+        // Watermarks are within the 5 s bound: only the failure itself can make the caches not fresh here.
+        failAndRecover(() -> kafka.errorOnPoll.set(new NoClassDefFoundError("simulated by the test")),
+                ErrorReason.CONSUMER_RESTART, "restarting", () -> kafka.errorOnPoll.set(null));
+        failAndRecover(() -> kafka.exceptionOnPoll.set(new KafkaException("simulated: broker unreachable")),
+                ErrorReason.CONSUMER_FAILURE, "broker unreachable", () -> kafka.exceptionOnPoll.set(null));
+    }
+
+    private void failAndRecover(Runnable fail, ErrorReason counted, String reason, Runnable recover) {
+        long before = client.metrics().errorCount(counted);
+        fail.run();
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.metrics().errorCount(counted) > before);
+        assertNoCacheFresh(reason);
+        recover.run();
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.status().fresh()
+                && client.cacheNames().stream().allMatch(cache -> client.cacheStatus(cache).fresh()));
+    }
+
+    private void assertNoCacheFresh(String reason) {
+        for (String cache : client.cacheNames()) {
+            assertThat(client.cacheStatus(cache).watermarkAgeMillis()).as("within the bound").isLessThan(5_000);
+            assertThat(client.cacheStatus(cache).fresh()).as("%s fresh", cache).isFalse();
+            assertThat(client.cacheStatus(cache).problems()).as("%s problems", cache)
+                    .anySatisfy(p -> assertThat(p.message()).contains(reason));
+            assertThat(registry.get("cdc.client.cache.fresh").tag("cache", cache).gauge().value()).isZero();
+        }
+        assertThat(client.status().fresh()).isFalse();
     }
 
     @Test
@@ -249,6 +311,10 @@ class ConsumerRobustnessTest {
     }
 
     private List<String> lines(Level level) {
-        return consumerLog.list.stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage).toList();
+        List<ILoggingEvent> events;
+        synchronized (consumerLog) { // the consumer thread appends meanwhile (doAppend holds this lock)
+            events = List.copyOf(consumerLog.list);
+        }
+        return events.stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage).toList();
     }
 }

@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.cdccache.client.consuming.ChangeConsumer;
+import dev.cdccache.client.consuming.TopicPolicies;
 import dev.cdccache.client.metrics.ErrorReason;
 import dev.cdccache.client.staleness.FreshnessProblem;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -16,6 +17,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -24,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 14: freshness is proven per cache, by the connector capturing its tables, and never claimed for a cache
+ * Freshness is proven per cache, by every connector publishing into its topics, and never claimed for a cache
  * whose topic is missing, deleted or unavailable (Kafka's MockConsumer; {@code PerConnectorFreshnessIT} does the
  * same against a real broker).
  */
@@ -159,6 +163,58 @@ class FreshnessProofTest {
     }
 
     @Test
+    void aTopicFedBySeveralConnectorsIsNotFreshWhileOneOfThemIsSilentAndTheProblemNamesIt() {
+        start();
+        // Two shards sharing a schema: both connectors capture coupon_db.coupon into one topic.
+        heartbeat("shard-a", "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        heartbeat("shard-b", "e1", "coupon_db.coupon");
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.status().fresh());
+
+        // shard-b stops; shard-a keeps beating, and lists the same table.
+        clockOffset.addAndGet(MAX_STALENESS.toMillis() + 1_000);
+        heartbeat("shard-a", "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> hasProblem(client, FreshnessProblem.Kind.SILENT_CONNECTOR, COUPON));
+        assertThat(client.cacheStatus("coupons").fresh()).isFalse();
+        assertThat(client.cacheStatus("couponsByCode").fresh()).isFalse();
+        assertThat(client.cacheStatus("attributes").fresh()).as("fed by shard-a only").isTrue();
+        assertThat(client.problems()).filteredOn(p -> p.kind() == FreshnessProblem.Kind.SILENT_CONNECTOR)
+                .singleElement().satisfies(p -> {
+                    assertThat(p.message()).contains("'shard-b'").contains(COUPON);
+                    assertThat(p.caches()).containsExactlyInAnyOrder("coupons", "couponsByCode");
+                    assertThat(p.kind().configuration()).isFalse();
+                });
+
+        heartbeat("shard-b", "e1", "coupon_db.coupon");
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.status().fresh() && client.problems().isEmpty());
+    }
+
+    @Test
+    void aConnectorNamedByTheHeaderOfATopicsRecordsMustProveThatTopicToo() {
+        start();
+        heartbeat("shard-a", "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.status().fresh());
+        cache("coupons").get(1L, id -> "coupon 1");
+        long evictedBefore = client.metrics().unprovenEvictions("new_coverage");
+
+        // shard-b's records are routed into the coupon topic; its heartbeat lists only its own table.
+        kafka.produce(COUPON, "{\"op\":\"u\",\"before\":{\"id\":2,\"code\":\"B\"},\"after\":{\"id\":2,"
+                + "\"code\":\"B\"}}", Map.of("cdc-connector", "shard-b"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.metrics().unprovenEvictions("new_coverage") == evictedBefore + 2);
+        assertThat(cache("coupons").getIfPresent(1L)).as("loaded while shard-b was not waited for").isNull();
+
+        clockOffset.addAndGet(MAX_STALENESS.toMillis() + 1_000);
+        heartbeat("shard-a", "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.cacheStatus("attributes").fresh()
+                && hasProblem(client, FreshnessProblem.Kind.SILENT_CONNECTOR, COUPON));
+        assertThat(client.cacheStatus("coupons").fresh()).as("shard-b has proven nothing").isFalse();
+
+        heartbeat("shard-b", "e1", "shard_db.coupon");
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.cacheStatus("coupons").fresh());
+        assertThat(client.problems()).isEmpty();
+    }
+
+    @Test
     void aHeartbeatWhoseRowIdIsNotTheConnectorInItsHeaderIsRejectedAndCounted() {
         start();
         heartbeat("coupons", "tickets", now(), "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
@@ -178,18 +234,43 @@ class FreshnessProofTest {
     }
 
     @Test
-    void aHeartbeatDatedInTheFutureIsClampedToNowAndCounted() {
+    void aHeartbeatDatedAnHourAheadProvesNothingAndIsReportedAsClockSkew() {
         start();
-        long beforeHeartbeat = now();
         heartbeat("coupons", "coupons", now() + Duration.ofHours(1).toMillis(), "e1",
                 "coupon_db.coupon,coupon_db.coupon_attribute");
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.status().fresh());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> hasProblem(client, FreshnessProblem.Kind.CLOCK_SKEW, "coupons"));
         assertThat(client.metrics().errorCount(ErrorReason.FUTURE_HEARTBEAT)).isEqualTo(1);
-        assertThat(client.status().watermarkMillis()).isBetween(beforeHeartbeat, now());
+        // Had it been taken as proof (or clamped to now), the client would look fresh with nothing applied.
+        assertThat(client.status().fresh()).isFalse();
+        assertThat(client.cacheStatus("coupons").watermarkAgeMillis()).isGreaterThan(MAX_STALENESS.toMillis());
+        assertThat(registry.get("cdc.client.clock.skew").gauge().value()).isGreaterThanOrEqualTo(3_599.0);
+        assertThat(client.status().misconfigured()).as("an outage of time synchronisation, not a setting").isFalse();
+    }
 
-        // Had the watermark moved an hour ahead, the client would look fresh for an hour with nothing applied.
-        clockOffset.addAndGet(MAX_STALENESS.toMillis() + 1_000);
-        await().atMost(Duration.ofSeconds(5)).until(() -> !client.status().fresh());
+    @Test
+    void aDatabaseClockSlightlyAheadIsMeasuredAndALaggingConnectorsHeartbeatDoesNotProveItsLag() {
+        start();
+        long skew = 600; // under the former 1 s tolerance: not noticed at all before
+        long sent = now();
+        heartbeat("coupons", "coupons", sent + skew, "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> hasProblem(client, FreshnessProblem.Kind.CLOCK_SKEW, "coupons"));
+        // A lower bound: the lead less the heartbeat's own latency through the mock.
+        assertThat(registry.get("cdc.client.clock.skew").gauge().value()).isBetween(0.5, skew / 1000.0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.cacheStatus("coupons").watermarkMillis() != Long.MIN_VALUE);
+        assertThat(client.cacheStatus("coupons").watermarkMillis()).as("not a moment this host has not reached")
+                .isLessThanOrEqualTo(sent);
+
+        // The connector now lags 1.5 s: its heartbeat, written 1.5 s ago by a clock 600 ms ahead, looks 0.9 s old.
+        long written = now() - 1_500;
+        heartbeat("coupons", "coupons", written + skew, "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> registry.get("cdc.client.invalidation.lag").timer().count() == 2);
+        // Taken as written when dated, it would show 0.9 s; the measured skew (the lead less the first heartbeat's
+        // few ms of latency) brings it back to about its true 1.5 s.
+        assertThat(registry.get("cdc.client.invalidation.lag").timer().max(TimeUnit.MILLISECONDS))
+                .as("the lag metric shows the lag").isGreaterThanOrEqualTo(1_400.0);
     }
 
     @Test
@@ -352,6 +433,52 @@ class FreshnessProofTest {
         await().atMost(Duration.ofSeconds(3)).until(() -> cache("coupons").caffeine().getIfPresent(1L) == null);
         assertThat(client.status().problem()).contains("metadata not available");
         kafka.metadataDown = false;
+    }
+
+    @Test
+    void aCompactedChangeTopicIsRefusedAsAConfigurationProblemAndAFailedLookupStopsNothing() {
+        kafka.createTopic(COUPON);
+        kafka.createTopic(ATTRIBUTE);
+        kafka.createTopic(HEARTBEAT);
+        AtomicInteger lookups = new AtomicInteger();
+        client = new InvalidationClient(InvalidationClientConfig.builder()
+                .bootstrapServers("mock:9092")
+                .clock(this::now)
+                .positionCheckInterval(Duration.ofMillis(20))
+                .cache(CacheDefinition.builder("coupons").table("coupon_db.coupon").keyColumns("id").build())
+                .cache(CacheDefinition.builder("attributes").table("coupon_db.coupon_attribute")
+                        .keyColumns("coupon_id").build())
+                .build(), props -> kafka, props -> new TopicPolicies() {
+                    @Override
+                    public CompletableFuture<Map<String, String>> cleanupPolicies(Set<String> topics) {
+                        // The first lookup fails (e.g. no DescribeConfigs permission yet); the next ones answer.
+                        return lookups.getAndIncrement() == 0
+                                ? CompletableFuture.failedFuture(new IllegalStateException("simulated: denied"))
+                                : CompletableFuture.completedFuture(Map.of(COUPON, "compact", ATTRIBUTE, "delete"));
+                    }
+
+                    @Override
+                    public void close() {
+                    }
+                });
+        client.start();
+        assertThat(client.awaitReady(Duration.ofSeconds(5))).isTrue();
+        heartbeat("coupons", "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.cacheStatus("attributes").fresh());
+
+        clockOffset.addAndGet(5_000); // failed lookups are retried every 5 s
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> hasProblem(client, FreshnessProblem.Kind.COMPACTED_TOPIC, COUPON));
+        assertThat(client.status().misconfigured()).isTrue();
+        assertThat(client.problems()).filteredOn(p -> p.kind() == FreshnessProblem.Kind.COMPACTED_TOPIC)
+                .singleElement().satisfies(p -> assertThat(p.caches()).containsExactly("coupons"));
+        // Its events are still applied, and the other table is unaffected.
+        cache("coupons").get(1L, id -> "coupon 1");
+        kafka.produce(COUPON, "{\"op\":\"u\",\"before\":{\"id\":1},\"after\":{\"id\":1}}");
+        await().atMost(Duration.ofSeconds(5)).until(() -> cache("coupons").caffeine().getIfPresent(1L) == null);
+        heartbeat("coupons", "e1", "coupon_db.coupon,coupon_db.coupon_attribute");
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.cacheStatus("attributes").fresh());
+        assertThat(client.cacheStatus("coupons").fresh()).as("reading a compacted topic proves nothing").isFalse();
     }
 
     @Test

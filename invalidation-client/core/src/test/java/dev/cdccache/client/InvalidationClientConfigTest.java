@@ -96,6 +96,14 @@ class InvalidationClientConfigTest {
     }
 
     @Test
+    void theClockSkewThresholdDefaultsTo250MillisAndMustBeBelowTheBound() {
+        assertThat(base().build().maxClockSkew()).isEqualTo(Duration.ofMillis(250));
+        assertThat(base().maxClockSkew(Duration.ZERO).build().maxClockSkew()).isZero();
+        assertRejected(base().maxClockSkew(Duration.ofMillis(-1)), "max-clock-skew", "from 0 up to below");
+        assertRejected(base().maxClockSkew(Duration.ofSeconds(5)), "max-clock-skew", "below max-staleness");
+    }
+
+    @Test
     void rejectsANonPositiveStalenessBound() {
         assertRejected(base().maxStaleness(Duration.ZERO), "max-staleness", "positive");
         assertRejected(base().maxStaleness(Duration.ofMillis(100)), "position-check-interval", "shorter");

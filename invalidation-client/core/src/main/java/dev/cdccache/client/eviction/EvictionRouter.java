@@ -65,7 +65,7 @@ public final class EvictionRouter {
                 continue;
             }
             if (event.truncated() && lostKeyColumns(binding, event)) {
-                // An oversized event reduced by the connector (CONTRACT.md): this cache's key columns were removed,
+                // An oversized event reduced by the connector (docs/connector.md, event contract): this cache's key columns were removed,
                 // so the keys it concerns are unknown.
                 metrics.error(ErrorReason.TRUNCATED);
                 badInput.log(ErrorReason.TRUNCATED, event.topic(), event.partition(), event.offset(), "cache "
@@ -118,12 +118,19 @@ public final class EvictionRouter {
         return evicted;
     }
 
-    /** Evicts every cache bound to {@code topic} entirely (bad input, lost events). */
-    public void evictAllOf(String topic) {
-        List<CacheBinding> bindings = bindingsByTopic.get(topic);
-        if (bindings != null) {
-            bindings.forEach(this::evictAll);
+    /**
+     * Evicts every cache bound to {@code topic} entirely (bad input, lost events, entries that cannot be proven).
+     *
+     * @return the names of the caches evicted
+     */
+    public Set<String> evictAllOf(String topic) {
+        Set<String> evicted = new TreeSet<>();
+        for (CacheBinding binding : bindingsByTopic.getOrDefault(topic, List.of())) {
+            if (evicted.add(binding.cache().name())) {
+                evictAll(binding);
+            }
         }
+        return evicted;
     }
 
     private void evictKeys(CacheBinding binding, ChangeEvent event, JsonNode first, JsonNode second,

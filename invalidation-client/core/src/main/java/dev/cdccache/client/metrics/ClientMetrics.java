@@ -44,6 +44,9 @@ import java.util.concurrent.atomic.LongAdder;
  *       invalidation raced with the load (the no-stale-populate protection at work).</li>
  *   <li>{@code cdc.client.ready}, {@code cdc.client.fresh} (gauges 0/1) and
  *       {@code cdc.client.watermark.age} (gauge, seconds): the staleness state.</li>
+ *   <li>{@code cdc.client.clock.skew} (gauge, seconds): how far the most skewed connector's database clock is
+ *       measurably ahead of this host's (a lower bound: {@code ts - receive time} of its heartbeats over the last
+ *       minute); above {@code max-clock-skew} it is a {@code CLOCK_SKEW} problem.</li>
  *   <li>{@code cdc.client.staleness.check.overruns} (counter): with {@code staleness-check: scheduled}, runs
  *       of the background check that came later than {@code staleness-check-slack}, so that hits before them
  *       may have been served past the bound. Alert on any increase.</li>
@@ -67,6 +70,7 @@ public final class ClientMetrics {
     private final Timer heartbeatLag;
     private final boolean commitLagByTable;
     private final AtomicLong consumerLag = new AtomicLong();
+    private final AtomicLong clockSkewMillis = new AtomicLong();
 
     /** @param registry where to register, or {@code null} for an inert (unregistered) set of meters */
     public ClientMetrics(MeterRegistry registry, String clientId, StalenessGuard guard) {
@@ -86,7 +90,7 @@ public final class ClientMetrics {
                     .description("Bad input and consumer failures, by reason").register(this.registry));
             errorCounts.put(reason, new LongAdder());
         }
-        // Named as THE invalidation lag: the only lag with millisecond resolution on MariaDB (issue 16).
+        // Named as THE invalidation lag: the only lag with millisecond resolution on MariaDB (docs/client.md, Metrics).
         this.heartbeatLag = Timer.builder("cdc.client.invalidation.lag").tags(commonTags)
                 .description("Database write (heartbeat row, microsecond DATETIME(6)) to applied by this client")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
@@ -104,6 +108,10 @@ public final class ClientMetrics {
                 .description("Now minus the time up to which every change is known to be applied").register(this.registry);
         Gauge.builder("cdc.client.problems", guard, g -> g.status().problems().size()).tags(commonTags)
                 .description("Problems keeping caches from being proven fresh (missing topics, uncovered tables...)")
+                .register(this.registry);
+        Gauge.builder("cdc.client.clock.skew", clockSkewMillis, skew -> skew.get() / 1000.0).tags(commonTags)
+                .baseUnit("seconds")
+                .description("How far the most skewed connector's database clock is measurably ahead of this host's")
                 .register(this.registry);
         FunctionCounter.builder("cdc.client.staleness.check.overruns", guard, StalenessGuard::overruns)
                 .tags(commonTags)
@@ -166,6 +174,11 @@ public final class ClientMetrics {
 
     public void consumerLag(long records) {
         consumerLag.set(records);
+    }
+
+    /** Sets {@code cdc.client.clock.skew}: the largest measured lead of a connector's database clock (0 if none). */
+    public void clockSkew(long millis) {
+        clockSkewMillis.set(Math.max(0, millis));
     }
 
     public void error(ErrorReason reason) {

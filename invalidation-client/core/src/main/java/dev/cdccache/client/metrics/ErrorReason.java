@@ -22,8 +22,9 @@ public enum ErrorReason {
      */
     REJECTED_HEARTBEAT("rejected_heartbeat"),
     /**
-     * A heartbeat dated more than 1 s in the future (database clock step, manual UPDATE). Clamped to now so that
-     * it cannot move a watermark past what has been applied.
+     * A heartbeat dated ahead of this host's clock by more than {@code max-clock-skew} (database clock ahead, a
+     * manual UPDATE). It proves only up to this host's time minus the measured skew, so it cannot move a watermark
+     * past what has been applied.
      */
     FUTURE_HEARTBEAT("future_heartbeat"),
     /**

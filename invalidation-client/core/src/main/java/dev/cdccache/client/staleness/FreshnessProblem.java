@@ -37,7 +37,26 @@ public record FreshnessProblem(Kind kind, String subject, Set<String> caches, St
         /** The log end of some partitions of a topic cannot be looked up (no leader, broker down). An outage. */
         PARTITIONS_UNAVAILABLE(false),
         /** The consumer loop failed and is restarting. An outage. */
-        CONSUMER_FAILING(false);
+        CONSUMER_FAILING(false),
+        /**
+         * A connector feeding a topic (its heartbeat lists one of the topic's tables, or the topic's records carry
+         * its {@code cdc-connector} header) has sent no heartbeat for longer than max-staleness, or none yet: the
+         * topic's caches are not fresh, whatever the other connectors feeding it say. An outage while the connector
+         * is down; a connector retired for good stays a feeder until the client restarts (docs/client.md).
+         */
+        SILENT_CONNECTOR(false),
+        /**
+         * A connector's database clock is ahead of this host's by more than {@code max-clock-skew}. Its heartbeats
+         * prove only up to this host's time minus the measured skew (caches stay correct, but look less fresh);
+         * fix the time synchronisation of the two hosts.
+         */
+        CLOCK_SKEW(false),
+        /**
+         * A change topic has {@code cleanup.policy=compact}: compaction removes delete events and their keys'
+         * earlier changes, so a client reading compacted segments would miss evictions. A configuration error: use
+         * {@code cleanup.policy=delete} for change topics.
+         */
+        COMPACTED_TOPIC(true);
 
         private final boolean configuration;
 

@@ -5,16 +5,16 @@ import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Which connector proves which table fresh (docs/client.md, "Per-connector freshness"; the contract is
- * CONTRACT.md). Each connector writes its own heartbeat row ({@code id} = its name, {@code ts}, {@code epoch},
- * {@code tables} it captures) and stamps every record with the Kafka header {@code cdc-connector}. A heartbeat
- * proves only the tables of the connector that sent it, so one connector's heartbeats can no longer keep the
- * caches of a stopped one looking fresh.
+ * Which connectors prove which tables and topics fresh (docs/client.md, "Per-connector freshness"). Each connector
+ * writes its own heartbeat row ({@code id} = its name, {@code ts}, {@code epoch}, {@code tables} it captures) and
+ * stamps every record with the Kafka header {@code cdc-connector}. A heartbeat proves only what the connector that
+ * sent it publishes, so one connector's heartbeats can never keep the caches of a stopped one looking fresh.
  *
  * <ul>
  *   <li>Accepted only if {@code after.id} equals the header; otherwise rejected (another writer of the row, or
@@ -22,14 +22,20 @@ import org.slf4j.LoggerFactory;
  *   <li>Legacy heartbeats (no header and no {@code tables}, or the old row shape: numeric id, no
  *       {@code epoch}/{@code tables}) cover every table, with one WARN. A new-shape row without the header is
  *       held to the tables it lists (never more than its connector claims).</li>
- *   <li>A {@code ts} more than the tolerance in the future (database clock step, manual UPDATE) is clamped to
- *       now: it must not move a watermark past what has been applied.</li>
+ *   <li>A topic is fed by every connector whose heartbeat lists one of its bound tables, and by every connector
+ *       whose header its data records carry (several connectors can publish one table name into one topic:
+ *       shards sharing a schema, rerouted topics). It is proven only as far as the least recent heartbeat of
+ *       those connectors ({@link #coverageOfTopic}); a feeder with no heartbeat yet proves nothing. Feeders are
+ *       learned from what this client reads after it starts, and never forgotten while it runs: a connector
+ *       retired for good keeps its topics from being proven until the client restarts.</li>
+ *   <li>A heartbeat dated ahead of this host's clock proves nothing beyond this host's "now" minus the
+ *       measured skew of its connector's database clock ({@link ClockSkew}): {@code min(ts, now) - skew}.</li>
  *   <li>After the client is ready, an epoch change of a known connector, or a connector (or table) covered for
  *       the first time, means the entries of those tables cannot be proven (the connector may have skipped part
- *       of the binlog): {@link Outcome#resetTables()} names them for eviction.</li>
+ *       of the binlog): {@link Outcome#resetTables()} names them for eviction; a connector first seen feeding a
+ *       topic does the same for that topic ({@link #fedBy}).</li>
  * </ul>
- * The coverage of a table is the latest accepted {@code ts} of any connector that lists it. Used by the consumer
- * thread only; not thread-safe.
+ * Used by the consumer thread only; not thread-safe.
  */
 public final class HeartbeatCoverage {
 
@@ -66,13 +72,14 @@ public final class HeartbeatCoverage {
     /**
      * @param status accepted or rejected
      * @param connector the connector identity the heartbeat was attributed to
-     * @param tsMillis the heartbeat time used (clamped if it was in the future)
-     * @param clamped whether {@code ts} was beyond the tolerance in the future and clamped to now
+     * @param tsMillis what the heartbeat proves: {@code min(ts, now) - skewMillis}
+     * @param aheadMillis how far {@code ts} was ahead of this host's clock when received (0 if not ahead)
+     * @param skewMillis the measured skew of the connector's database clock, this heartbeat included
      * @param resetTables bound tables whose caches must be evicted now (empty if none)
      * @param resetReason why, or {@code null}
      */
-    public record Outcome(Status status, String connector, long tsMillis, boolean clamped, Set<String> resetTables,
-            ResetReason resetReason) {
+    public record Outcome(Status status, String connector, long tsMillis, long aheadMillis, long skewMillis,
+            Set<String> resetTables, ResetReason resetReason) {
     }
 
     private record Connector(String epoch, Set<String> tables, long tsMillis) {
@@ -82,21 +89,31 @@ public final class HeartbeatCoverage {
     }
 
     private final Set<String> boundTables;
-    private final long futureToleranceMillis;
+    /** Each bound topic's tables (lower-case). */
+    private final Map<String, Set<String>> tablesByTopic;
     private final Map<String, Connector> connectors = new HashMap<>();
+    /** Per bound topic: the connectors its data records named in their header. */
+    private final Map<String, Set<String>> headerFeeders = new HashMap<>();
+    private final ClockSkew skew = new ClockSkew();
     private final Set<String> warnedRejected = new HashSet<>();
     private boolean warnedLegacy;
     private boolean ready;
 
     /**
-     * @param boundTables the {@code database.table} names caches are bound to (compared case-insensitively)
-     * @param futureToleranceMillis how far in the future a heartbeat may be dated before it is clamped
+     * @param boundTablesByTopic each topic caches are bound to, with the {@code database.table} names read from it
+     *        (compared case-insensitively)
      */
-    public HeartbeatCoverage(Set<String> boundTables, long futureToleranceMillis) {
-        Set<String> normalized = new TreeSet<>();
-        boundTables.forEach(t -> normalized.add(normalize(t)));
-        this.boundTables = Set.copyOf(normalized);
-        this.futureToleranceMillis = futureToleranceMillis;
+    public HeartbeatCoverage(Map<String, Set<String>> boundTablesByTopic) {
+        Set<String> all = new TreeSet<>();
+        Map<String, Set<String>> byTopic = new HashMap<>();
+        boundTablesByTopic.forEach((topic, tables) -> {
+            Set<String> normalized = new TreeSet<>();
+            tables.forEach(t -> normalized.add(normalize(t)));
+            byTopic.put(topic, Set.copyOf(normalized));
+            all.addAll(normalized);
+        });
+        this.boundTables = Set.copyOf(all);
+        this.tablesByTopic = Map.copyOf(byTopic);
     }
 
     private static String normalize(String table) {
@@ -112,7 +129,7 @@ public final class HeartbeatCoverage {
      * Applies one heartbeat.
      *
      * @param header the {@code cdc-connector} header of the record, or {@code null} if absent
-     * @param nowMillis this host's clock
+     * @param nowMillis this host's clock when the heartbeat was received
      */
     public Outcome accept(String header, Heartbeat heartbeat, long nowMillis) {
         boolean oldShape = heartbeat.numericId() || heartbeat.epoch() == null || heartbeat.tables() == null;
@@ -134,16 +151,15 @@ public final class HeartbeatCoverage {
                         + "connector proves freshness only with its own row. Another connector or a manual UPDATE "
                         + "wrote it; give every connector its own name", heartbeat.id(), header);
             }
-            return new Outcome(Status.REJECTED, header, heartbeat.tsMillis(), false, Set.of(), null);
+            return new Outcome(Status.REJECTED, header, heartbeat.tsMillis(), 0, 0, Set.of(), null);
         } else {
             identity = header;
             tables = normalizeAll(heartbeat.tables());
         }
-        long ts = heartbeat.tsMillis();
-        boolean clamped = ts > nowMillis + futureToleranceMillis;
-        if (clamped) {
-            ts = nowMillis;
-        }
+        // It cannot have been written after it was received: a lead is the database clock's, at least. What the
+        // heartbeat proves is this host's time, less that skew: never a moment not yet reached here.
+        long measuredSkew = skew.record(identity, heartbeat.tsMillis(), nowMillis);
+        long ts = Math.min(heartbeat.tsMillis(), nowMillis) - measuredSkew;
         Connector previous = connectors.get(identity);
         Set<String> reset = new TreeSet<>();
         ResetReason reason = null;
@@ -174,7 +190,8 @@ public final class HeartbeatCoverage {
         }
         long newTs = previous == null ? ts : Math.max(previous.tsMillis(), ts);
         connectors.put(identity, new Connector(heartbeat.epoch(), tables, newTs));
-        return new Outcome(Status.ACCEPTED, identity, ts, clamped, Set.copyOf(reset), reset.isEmpty() ? null : reason);
+        return new Outcome(Status.ACCEPTED, identity, ts, Math.max(0, heartbeat.tsMillis() - nowMillis), measuredSkew,
+                Set.copyOf(reset), reset.isEmpty() ? null : reason);
     }
 
     private static Set<String> normalizeAll(Set<String> tables) {
@@ -215,5 +232,86 @@ public final class HeartbeatCoverage {
             coverage.put(table, coverage(table));
         }
         return coverage;
+    }
+
+    /**
+     * A data record of {@code topic} carried the header of {@code connector}: it feeds that topic, whose proof
+     * from now on waits for its heartbeats too.
+     *
+     * @return whether it is a new feeder of the topic after the client became ready: entries of the topic's caches
+     *         loaded before cannot be proven (nothing said that connector's changes were being waited for)
+     */
+    public boolean fedBy(String topic, String connector) {
+        Set<String> known = headerFeeders.computeIfAbsent(topic, t -> new HashSet<>());
+        if (known.contains(connector)) {
+            return false;
+        }
+        boolean listed = feeders(topic).containsKey(resolve(connector));
+        known.add(connector);
+        if (listed) {
+            return false;
+        }
+        LOG.info("Connector '{}' publishes into {}: its caches are proven fresh only as far as its heartbeats too",
+                connector, topic);
+        return ready;
+    }
+
+    /**
+     * How far {@code topic} is proven: the least recent heartbeat of the connectors feeding it, or
+     * {@link #UNCOVERED} if none feeds it or one of them has sent no heartbeat yet.
+     */
+    public long coverageOfTopic(String topic) {
+        Map<String, Long> feeders = feeders(topic);
+        if (feeders.isEmpty()) {
+            return UNCOVERED;
+        }
+        long least = Long.MAX_VALUE;
+        for (long ts : feeders.values()) {
+            if (ts == UNCOVERED) {
+                return UNCOVERED;
+            }
+            least = Math.min(least, ts);
+        }
+        return least;
+    }
+
+    /** The coverage of every bound topic ({@link #coverageOfTopic}). */
+    public Map<String, Long> coverageOfBoundTopics() {
+        Map<String, Long> coverage = new HashMap<>();
+        for (String topic : tablesByTopic.keySet()) {
+            coverage.put(topic, coverageOfTopic(topic));
+        }
+        return coverage;
+    }
+
+    /**
+     * The connectors feeding {@code topic} (those whose heartbeat lists one of its bound tables, or covers every
+     * table, and those named by the header of its data records), each with its latest proven time, or
+     * {@link #UNCOVERED} for one with no heartbeat yet; sorted by name.
+     */
+    public Map<String, Long> feeders(String topic) {
+        Map<String, Long> feeders = new TreeMap<>();
+        Set<String> tables = tablesByTopic.getOrDefault(topic, Set.of());
+        connectors.forEach((identity, connector) -> {
+            if (connector.tables() == null || tables.stream().anyMatch(connector::covers)) {
+                feeders.put(identity, connector.tsMillis());
+            }
+        });
+        for (String name : headerFeeders.getOrDefault(topic, Set.of())) {
+            String identity = resolve(name);
+            Connector connector = connectors.get(identity);
+            feeders.put(identity, connector == null ? UNCOVERED : connector.tsMillis());
+        }
+        return feeders;
+    }
+
+    /** The identity heartbeats of the connector named {@code name} in headers are accepted under. */
+    private String resolve(String name) {
+        return connectors.containsKey(name) || !connectors.containsKey("legacy:" + name) ? name : "legacy:" + name;
+    }
+
+    /** Every connector whose database clock is measurably ahead of this host's at {@code nowMillis}, by name. */
+    public Map<String, Long> clockSkews(long nowMillis) {
+        return skew.ahead(nowMillis);
     }
 }

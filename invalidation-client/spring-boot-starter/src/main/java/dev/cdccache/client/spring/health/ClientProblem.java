@@ -29,7 +29,7 @@ public record ClientProblem(Severity severity, String code, String message) {
         /**
          * Will not clear until someone fixes something: a subscribed topic that does not exist (misspelled
          * {@code topic-prefix} or table, a table the connector does not capture), a table no connector heartbeat
-         * covers, a consumer that stopped. Reported as {@code health.problem-status} (default {@code DOWN}), so a
+         * covers, a compacted change topic, a consumer that stopped. Reported as {@code health.problem-status} (default {@code DOWN}), so a
          * readiness group including {@code cdcInvalidation} keeps a misconfigured instance out of rotation and
          * halts a rolling deployment.
          */

@@ -10,7 +10,8 @@ import java.util.Locale;
 
 /**
  * The problems the client's {@link StalenessStatus} shows: each {@link FreshnessProblem} the core reports (missing
- * topics, tables no connector heartbeat covers, deleted topics, unavailable partitions, a failing consumer), not
+ * topics, tables no connector heartbeat covers, compacted topics, deleted topics, unavailable partitions, a failing
+ * consumer, a silent connector, clock skew), not
  * ready, and not fresh, classified by what it takes to clear them: a configuration problem
  * ({@link FreshnessProblem.Kind#configuration()}) never clears without an operator; anything else (Kafka
  * unreachable, a connector stopped, a consumer restarting) is transient.

@@ -1,0 +1,115 @@
+package dev.cdccache.client.consuming;
+
+import static dev.cdccache.client.consuming.Parts.COUPON;
+import static dev.cdccache.client.consuming.Parts.HEARTBEAT;
+import static dev.cdccache.client.consuming.Parts.TABLE;
+import static dev.cdccache.client.consuming.Parts.heartbeat;
+import static dev.cdccache.client.consuming.Parts.record;
+import static dev.cdccache.client.consuming.Parts.update;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.cdccache.client.InvalidationListener;
+import dev.cdccache.client.metrics.BadInputLog;
+import dev.cdccache.client.metrics.ErrorReason;
+import dev.cdccache.client.staleness.HeartbeatCoverage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/** The handling of one record and of a poll batch, on its own (no loop, no Kafka). */
+class RecordApplierTest {
+
+    private final Parts parts = new Parts();
+    private final HeartbeatCoverage coverage = new HeartbeatCoverage(Map.of(COUPON, Set.of(TABLE)));
+    private final List<Long> heard = new ArrayList<>();
+    private InvalidationListener listener = event -> heard.add(event.offset());
+
+    private RecordApplier applier() {
+        return new RecordApplier(parts.kafka, parts.router, HEARTBEAT, coverage, parts.guard, parts.metrics,
+                new BadInputLog(parts.clock::get), List.of(event -> listener.onApplied(event)), parts.clock::get,
+                1024, true, 250);
+    }
+
+    private static ConsumerRecords<byte[], byte[]> batch(List<ConsumerRecord<byte[], byte[]>> records) {
+        return new ConsumerRecords<>(Map.of(new TopicPartition(records.get(0).topic(), 0), records), Map.of());
+    }
+
+    @Test
+    void aChangeEvictsTheKeyOfItsRowAndThenTheListenersHearOfIt() {
+        parts.load(1);
+        parts.load(2);
+        applier().apply(record(COUPON, 7, update(1), null));
+        assertThat(parts.cached(1)).isFalse();
+        assertThat(parts.cached(2)).isTrue();
+        assertThat(heard).containsExactly(7L);
+    }
+
+    @Test
+    void anOversizedOrMalformedRecordIsCountedAndEvictsTheWholeCacheOfItsTable() {
+        parts.load(2);
+        applier().apply(record(COUPON, 1, "x".repeat(2048), null));
+        assertThat(parts.metrics.errorCount(ErrorReason.OVERSIZED)).isEqualTo(1);
+        assertThat(parts.cached(2)).isFalse();
+        parts.load(2);
+        applier().apply(record(COUPON, 2, "{not json", null));
+        assertThat(parts.metrics.errorCount(ErrorReason.MALFORMED_JSON)).isEqualTo(1);
+        assertThat(parts.cached(2)).isFalse();
+        assertThat(heard).isEmpty();
+    }
+
+    @Test
+    void anErrorRewindsThePartitionToTheFirstRecordNotAppliedAndIsRethrown() {
+        TopicPartition tp = new TopicPartition(COUPON, 0);
+        parts.topics(COUPON);
+        parts.kafka.assign(List.of(tp));
+        parts.kafka.seek(tp, 3);
+        listener = event -> {
+            if (event.offset() == 1) {
+                throw new OutOfMemoryError("simulated");
+            }
+            heard.add(event.offset());
+        };
+        RecordApplier applier = applier();
+        assertThatThrownBy(() -> applier.applyAll(batch(List.of(record(COUPON, 0, update(1), null),
+                record(COUPON, 1, update(2), null), record(COUPON, 2, update(3), null)))))
+                .isInstanceOf(OutOfMemoryError.class);
+        assertThat(heard).containsExactly(0L);
+        assertThat(parts.kafka.position(tp)).as("the record after the failed one is read again").isEqualTo(2);
+        assertThat(parts.metrics.errorCount(ErrorReason.RECORD_FAILURE)).isEqualTo(1);
+    }
+
+    @Test
+    void aHeartbeatMovesTheGuardsLastHeartbeatAndOneFromTheFutureIsCounted() {
+        long now = parts.clock.get();
+        RecordApplier applier = applier();
+        applier.apply(record(HEARTBEAT, 0, heartbeat("c1", now - 50, TABLE), "c1"));
+        assertThat(parts.guard.lastHeartbeat()).isEqualTo(now - 50);
+        applier.apply(record(HEARTBEAT, 1, heartbeat("c1", now + 400, TABLE), "c1"));
+        assertThat(parts.metrics.errorCount(ErrorReason.FUTURE_HEARTBEAT)).as("400 ms > max-clock-skew").isEqualTo(1);
+        assertThat(parts.guard.lastHeartbeat()).as("never beyond now").isLessThanOrEqualTo(now);
+        applier.apply(record(HEARTBEAT, 2, heartbeat("c1", now, TABLE), "c2"));
+        assertThat(parts.metrics.errorCount(ErrorReason.REJECTED_HEARTBEAT)).isEqualTo(1);
+    }
+
+    @Test
+    void aRecordNamingAConnectorNotYetFeedingItsTopicAfterReadyEvictsTheTopicsCaches() {
+        RecordApplier applier = applier();
+        long now = parts.clock.get();
+        applier.apply(record(HEARTBEAT, 0, heartbeat("shard-a", now, TABLE), "shard-a"));
+        coverage.markReady();
+        parts.load(5);
+        applier.apply(record(COUPON, 0, update(1), "shard-a"));
+        assertThat(parts.cached(5)).as("shard-a lists the table: known").isTrue();
+
+        applier.apply(record(COUPON, 1, update(1), "shard-b"));
+        assertThat(parts.cached(5)).isFalse();
+        assertThat(parts.metrics.unprovenEvictions("new_coverage")).isEqualTo(1);
+        assertThat(coverage.feeders(COUPON)).containsOnlyKeys("shard-a", "shard-b");
+    }
+}

@@ -151,7 +151,17 @@ public final class InvalidationClient implements AutoCloseable {
             refreshAfter = Math.max(1, (long) (ttl.toMillis() * definition.refreshAhead()));
         }
         return new CaffeineInvalidatingCache<>(definition.name(), caffeine, guard, definition.cacheNulls(),
-                refreshAfter, config.refreshExecutor(), metrics::loadDiscarded);
+                refreshAfter, config.refreshExecutor(), new CaffeineInvalidatingCache.LoadListener() {
+                    @Override
+                    public void discarded(String cache) {
+                        metrics.loadDiscarded(cache);
+                    }
+
+                    @Override
+                    public void dropped(String cache, CaffeineInvalidatingCache.DropReason reason) {
+                        metrics.loadDropped(cache, reason.tag());
+                    }
+                });
     }
 
     /** The spec minus a {@code recordStats} option, which the cache applies itself and Caffeine allows once. */

@@ -94,6 +94,20 @@ public class CdcInvalidationAutoConfiguration {
         }
     }
 
+    /**
+     * Spring-managed transactions get a {@code CacheTransaction}: loads inside them are stamped for their snapshot
+     * and cached only after their commit.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.transaction.ConfigurableTransactionManager")
+    static class TransactionConfiguration {
+
+        @Bean
+        static CacheTransactionListenerRegistrar cdcCacheTransactionListenerRegistrar() {
+            return new CacheTransactionListenerRegistrar();
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.boot.health.contributor.AbstractHealthIndicator")
     static class HealthConfiguration {

@@ -9,6 +9,7 @@ import dev.cdccache.client.eviction.EvictionRouter;
 import dev.cdccache.client.keymapping.KeyMapper;
 import dev.cdccache.client.metrics.BadInputLog;
 import dev.cdccache.client.metrics.ClientMetrics;
+import dev.cdccache.client.position.AppliedPositions;
 import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.FreshnessProblem;
 import dev.cdccache.client.staleness.StalenessGuard;
@@ -68,6 +69,7 @@ public final class InvalidationClient implements AutoCloseable {
     /** What applications get: the caches, with key normalisation where configured. */
     private final Map<String, InvalidatingCache<Object, Object>> views;
     private final EvictionRouter router;
+    private final AppliedPositions positions = new AppliedPositions();
     private final Map<String, StalenessGuard> cacheGuards;
     private final List<CacheFreshness> freshness;
     private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory;
@@ -134,7 +136,7 @@ public final class InvalidationClient implements AutoCloseable {
                     : new KeyNormalizingCache<>(cache, definition.keyNormalization()));
         }
         this.views = Collections.unmodifiableMap(exposed);
-        this.router = new EvictionRouter(bindings, metrics, new BadInputLog(config.clock()));
+        this.router = new EvictionRouter(bindings, metrics, new BadInputLog(config.clock()), positions);
     }
 
     private static StalenessGuard newGuard(InvalidationClientConfig config) {
@@ -325,6 +327,15 @@ public final class InvalidationClient implements AutoCloseable {
 
     public InvalidationClientConfig config() {
         return config;
+    }
+
+    /**
+     * The commit positions (GTIDs) of the changes this client has applied, highest per GTID domain (MariaDB) or
+     * server UUID (MySQL): what a replica must have applied before a value read from it may be cached (see
+     * {@link dev.cdccache.client.position.ReplicaFence}).
+     */
+    public AppliedPositions appliedPositions() {
+        return positions;
     }
 
     /** The client's meters (counters readable in tests and health details). */

@@ -209,8 +209,9 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         long cacheGeneration = generations.cacheGenerationForStamp();
         long keyGeneration = generations.keyGeneration(stripe);
         long startedAt = guard.now();
+        long replicaMark = ReplicaReads.mark();
         V value = loader.apply(key);
-        store(key, value, stripe, keyGeneration, cacheGeneration, startedAt);
+        store(key, value, stripe, keyGeneration, cacheGeneration, startedAt, replicaMark);
         return value;
     }
 
@@ -283,8 +284,14 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
      * read. The re-check runs inside {@code compute}, which is serialized with the removal an invalidation
      * performs after incrementing the generation.
      */
-    private boolean store(K key, V value, int stripe, long keyGeneration, long cacheGeneration, long startedAt) {
+    private boolean store(K key, V value, int stripe, long keyGeneration, long cacheGeneration, long startedAt,
+            long replicaMark) {
         if (value == null && !cacheNulls) {
+            return false;
+        }
+        if (ReplicaReads.mark() != replicaMark) {
+            // A read on this thread since the stamp could not be shown to reflect every applied invalidation.
+            loadListener.discarded(name);
             return false;
         }
         if (!generations.unchanged(stripe, keyGeneration, cacheGeneration)) {
@@ -387,13 +394,14 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             i++;
         }
         long startedAt = guard.now();
+        long replicaMark = ReplicaReads.mark();
         Map<? extends K, ? extends V> loaded = bulkLoader.apply(Collections.unmodifiableSet(missing));
         if (loaded == null) {
             loaded = Collections.emptyMap();
         }
         i = 0;
         for (K key : missing) {
-            store(key, loaded.get(key), stripes[i], keyGenerations[i], cacheGeneration, startedAt);
+            store(key, loaded.get(key), stripes[i], keyGenerations[i], cacheGeneration, startedAt, replicaMark);
             i++;
         }
         return loaded;
@@ -492,7 +500,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     /** Stores a value whose read is known to be committed (outside a transaction, or after its commit). */
     boolean storeCommitted(LoadStamp<K> stamp, V value) {
         return store(stamp.key(), value, stamp.stripe(), stamp.keyGeneration(), stamp.cacheGeneration(),
-                stamp.startedAtMillis());
+                stamp.startedAtMillis(), stamp.replicaMark());
     }
 
     /** A value a transaction kept aside was dropped. */

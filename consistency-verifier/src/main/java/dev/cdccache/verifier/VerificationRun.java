@@ -90,7 +90,8 @@ public final class VerificationRun {
                 for (int r = 0; r < settings.readersPerInstance; r++) {
                     Reader reader = new Reader(instance, statistics, history, model, missedIds, db, clock,
                             settings.seed * 1000 + i * 10 + r, settings.readsPerSecondPerReader, settings.hotKeys,
-                            settings.maxStaleness.toMillis());
+                            settings.maxStaleness.toMillis(), settings.transactionalReadPercent,
+                            settings.transactionProtection);
                     readers.add(reader);
                     threads.add(start(reader, instance.name() + "-reader-" + r));
                 }

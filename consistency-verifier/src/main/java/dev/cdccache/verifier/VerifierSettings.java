@@ -29,6 +29,13 @@ public final class VerifierSettings {
     int initialRows = 7_000;
     int groups = 100;
     int hotKeys = 200;
+    /** Share of reader operations (percent) run inside a REPEATABLE READ transaction on the reader's connection. */
+    int transactionalReadPercent = 10;
+    /**
+     * Whether those transactions are made known to the caches ({@code CacheTransaction}); off only as a negative
+     * control, which must make the run FAIL.
+     */
+    boolean transactionProtection = true;
     int bulkRows = 2_000;
     Duration bulkEvery = Duration.ofSeconds(15);
     Duration truncateEvery = Duration.ofMinutes(3);
@@ -95,6 +102,8 @@ public final class VerifierSettings {
                 case "--seed" -> s.seed = Long.parseLong(value);
                 case "--report" -> s.report = Path.of(value);
                 case "--connector-jar" -> s.connectorJar = Path.of(value);
+                case "--transactional-reads" -> s.transactionalReadPercent = percent(value);
+                case "--transaction-protection" -> s.transactionProtection = onOff(option, value);
                 case "--faults" -> {
                     s.faults = new ArrayList<>();
                     for (String name : value.equals("none") ? new String[0] : value.split(",")) {
@@ -103,10 +112,37 @@ public final class VerifierSettings {
                 }
                 default -> throw new IllegalArgumentException("unknown option " + option
                         + " (known: --duration --write-rate --read-rate --readers --max-staleness --staleness-check --faults"
-                        + " --fault-gap --seed --report --connector-jar)");
+                        + " --fault-gap --seed --report --connector-jar --transactional-reads --transaction-protection)");
             }
         }
         return s;
+    }
+
+    static int percent(String text) {
+        int value = Integer.parseInt(text.trim());
+        if (value < 0 || value > 100) {
+            throw new IllegalArgumentException("--transactional-reads is a percentage (0-100), was " + text);
+        }
+        return value;
+    }
+
+    static boolean onOff(String option, String text) {
+        return switch (text.trim().toLowerCase(Locale.ROOT)) {
+            case "on", "true" -> true;
+            case "off", "false" -> false;
+            default -> throw new IllegalArgumentException(option + " must be on or off, was " + text);
+        };
+    }
+
+    /**
+     * The negative control: readers run a share of their operations in REPEATABLE READ transactions that the caches
+     * are not told about, so values from old snapshots and rolled-back writes reach the caches. A correct verifier
+     * reports FAIL for it.
+     */
+    public VerifierSettings withoutTransactionProtection(int transactionalReadPercent) {
+        this.transactionProtection = false;
+        this.transactionalReadPercent = transactionalReadPercent;
+        return this;
     }
 
     /** {@code every-hit}, {@code scheduled}, or {@code mixed} ({@code null}: instances alternate). */
@@ -182,7 +218,9 @@ public final class VerifierSettings {
                 + (stalenessCheck == null ? "mixed (odd instances every-hit, even scheduled)" : name(stalenessCheck))
                 + ", ids 1.." + idSpace + " ("
                 + initialRows + " rows at start, " + hotKeys + " hot), " + groups + " groups, bulk update of "
-                + bulkRows + " ids every " + bulkEvery.toSeconds() + " s, faults " + faults
+                + bulkRows + " ids every " + bulkEvery.toSeconds() + " s, " + transactionalReadPercent
+                + "% of reads inside REPEATABLE READ transactions" + (transactionProtection ? "" : " NOT made known to"
+                        + " the caches (negative control)") + ", faults " + faults
                 + (repeatFaults ? " repeated" : " once each") + ", seed " + seed;
     }
 }

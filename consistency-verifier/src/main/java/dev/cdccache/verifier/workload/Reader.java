@@ -2,6 +2,7 @@ package dev.cdccache.verifier.workload;
 
 import dev.cdccache.client.InvalidatingCache;
 import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.cache.CacheTransaction;
 import dev.cdccache.client.cache.CachedValue;
 import dev.cdccache.client.staleness.StalenessStatus;
 import dev.cdccache.infra.mariadb.MariaDbServer;
@@ -50,13 +51,19 @@ public final class Reader implements Runnable {
     private final int hotKeys;
     private final long maxStalenessMillis;
     private final LongFunction<String> time;
+    private final int transactionalPercent;
+    private final boolean transactionProtection;
+    /** Versions a reader writes and rolls back: far above what the writer ever commits, so never committed. */
+    private long uncommittedVersion;
     private volatile boolean running = true;
     private Connection connection;
     private int unexpectedErrorsLogged;
 
     public Reader(ClientInstance instance, ReadStatistics statistics, CommittedHistory history, TableModel model,
             MissedIds missedIds, MariaDbServer db, RunClock clock, long seed, double readsPerSecond, int hotKeys,
-            long maxStalenessMillis) {
+            long maxStalenessMillis, int transactionalPercent, boolean transactionProtection) {
+        this.transactionalPercent = transactionalPercent;
+        this.transactionProtection = transactionProtection;
         this.instance = instance;
         this.statistics = statistics;
         this.history = history;
@@ -109,6 +116,10 @@ public final class Reader implements Runnable {
 
     private Boolean readOnce(InvalidationClient client) {
         statistics.recordOperation();
+        if (random.nextInt(100) < transactionalPercent) {
+            readInTransaction(client);
+            return Boolean.TRUE;
+        }
         int dice = random.nextInt(100);
         if (dice < 30) {
             byId(client, hotId(), dice < 10);
@@ -126,6 +137,69 @@ public final class Reader implements Runnable {
             stats(client);
         }
         return Boolean.TRUE;
+    }
+
+    /**
+     * A service method inside a REPEATABLE READ transaction: its first read fixes the snapshot, the writer goes on
+     * meanwhile, then it reads through the caches with loaders on the same connection. A third of them write a row
+     * first, read it back through the cache and roll back. Values are judged from the transaction's begin: what it
+     * was served must have been committed at some moment of the transaction, and nothing it read may reach the
+     * caches unless that was safe (later reads of other readers judge that).
+     */
+    private void readInTransaction(InvalidationClient client) {
+        try (CacheTransaction tx = transactionProtection
+                ? CacheTransaction.begin().isolation(CacheTransaction.Isolation.REPEATABLE_READ) : null) {
+            long begin = clock.now();
+            Connection c = connection();
+            c.setAutoCommit(false);
+            boolean committed = false;
+            try {
+                VerifierSchema.stats(c); // the first read: the snapshot is taken now
+                LockSupport.parkNanos(random.nextLong(20_000_000L, 120_000_000L)); // writes go on meanwhile
+                if (random.nextInt(3) == 0) {
+                    long id = coldId();
+                    long version = uncommittedVersion();
+                    try (java.sql.PreparedStatement update = c.prepareStatement(
+                            "UPDATE " + VerifierSchema.ITEM_TABLE + " SET version = ?, payload = ? WHERE id = ?")) {
+                        update.setLong(1, version);
+                        update.setString(2, Item.payloadOf(version));
+                        update.setLong(3, id);
+                        update.executeUpdate();
+                    }
+                    client.<Long, Item>cache(Caches.BY_ID).get(id, key -> load(cc -> VerifierSchema.byId(cc, key)));
+                    c.rollback(); // the value read back was never committed: it must not be served later
+                    return;
+                }
+                byIdInTransaction(client, random.nextBoolean() ? hotId() : coldId(), begin);
+                byIdInTransaction(client, coldId(), begin);
+                c.commit();
+                committed = true;
+                if (tx != null) {
+                    tx.commit();
+                }
+            } finally {
+                if (!committed) {
+                    c.rollback();
+                }
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw new LoadFailedException(e);
+        }
+    }
+
+    private void byIdInTransaction(InvalidationClient client, long id, long transactionBegin) {
+        InvalidatingCache<Long, Item> cache = client.cache(Caches.BY_ID);
+        Item value = cache.get(id, key -> load(c -> VerifierSchema.byId(c, key)));
+        long t1 = clock.now();
+        classify(Caches.BY_ID, id, history.ofId(id), Tokens.of(value), value, transactionBegin, t1);
+    }
+
+    private long uncommittedVersion() {
+        if (uncommittedVersion == 0) {
+            uncommittedVersion = (1L << 60) + (random.nextLong(1L << 40) << 16);
+        }
+        return ++uncommittedVersion;
     }
 
     private long hotId() {
@@ -249,14 +323,18 @@ public final class Reader implements Runnable {
 
     private <T> T load(Query<T> query) {
         try {
-            if (connection == null) {
-                connection = DriverManager.getConnection(db.jdbcUrl(VerifierSchema.DATABASE), db.appUser(),
-                        db.appPassword());
-            }
-            return query.run(connection);
+            return query.run(connection());
         } catch (SQLException e) {
             throw new LoadFailedException(e);
         }
+    }
+
+    private Connection connection() throws SQLException {
+        if (connection == null) {
+            connection = DriverManager.getConnection(db.jdbcUrl(VerifierSchema.DATABASE), db.appUser(),
+                    db.appPassword());
+        }
+        return connection;
     }
 
     private static boolean isLoadFailure(Throwable e) {

@@ -190,6 +190,60 @@ public final class MariaDbServer implements AutoCloseable {
     }
 
     /**
+     * Makes this server a replica of {@code primary}, from the primary's current GTID position on (what was
+     * written before, users and the heartbeat table, exists on both already), applying each transaction no earlier
+     * than {@code delay} after the primary committed it ({@code MASTER_DELAY}, whole seconds). Replicated changes
+     * are written to this server's own binlog too ({@code log-slave-updates}), so a connector can read them here.
+     */
+    public void replicateFrom(MariaDbServer primary, Duration delay) {
+        String position;
+        try (Connection connection = primary.adminConnection(null); Statement statement = connection.createStatement();
+                java.sql.ResultSet rs = statement.executeQuery("SELECT @@gtid_binlog_pos")) {
+            rs.next();
+            position = rs.getString(1) == null ? "" : rs.getString(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not read the GTID position of " + primary + ": " + e.getMessage(), e);
+        }
+        execute(null, "STOP SLAVE",
+                "SET GLOBAL gtid_slave_pos = '" + position + "'",
+                "CHANGE MASTER TO MASTER_HOST = '" + primary.host() + "', MASTER_PORT = " + primary.port()
+                        + ", MASTER_USER = '" + primary.adminUser() + "', MASTER_PASSWORD = '" + primary.adminPassword()
+                        + "', MASTER_USE_GTID = slave_pos, MASTER_DELAY = " + delay.toSeconds()
+                        + ", MASTER_CONNECT_RETRY = 1",
+                "START SLAVE");
+    }
+
+    /** Changes how long this replica holds each transaction before applying it. */
+    public void replicationDelay(Duration delay) {
+        execute(null, "STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY = " + delay.toSeconds(), "START SLAVE");
+    }
+
+    /** Waits until this replica has applied everything {@code primary} has committed so far. */
+    public void awaitReplicated(MariaDbServer primary, Duration timeout) {
+        String position;
+        try (Connection connection = primary.adminConnection(null); Statement statement = connection.createStatement();
+                java.sql.ResultSet rs = statement.executeQuery("SELECT @@gtid_binlog_pos")) {
+            rs.next();
+            position = rs.getString(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not read the GTID position of " + primary + ": " + e.getMessage(), e);
+        }
+        try (Connection connection = adminConnection(null); java.sql.PreparedStatement wait =
+                connection.prepareStatement("SELECT MASTER_GTID_WAIT(?, ?)")) {
+            wait.setString(1, position);
+            wait.setDouble(2, timeout.toMillis() / 1000.0);
+            try (java.sql.ResultSet rs = wait.executeQuery()) {
+                rs.next();
+                if (rs.getInt(1) != 0) {
+                    throw new IllegalStateException(this + " did not apply " + position + " within " + timeout);
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not wait for replication on " + this + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * A data directory kept from before one row per connector has the heartbeat table {@code (id TINYINT, ts)}:
      * migrate it to the contract's shape and drop the legacy row, which no connector writes any more. Only when
      * needed: the ALTER goes to the binlog, where running connectors read it as DDL.
@@ -269,7 +323,9 @@ public final class MariaDbServer implements AutoCloseable {
                     .append("binlog-format=ROW\n")
                     .append("binlog-row-image=FULL\n")
                     .append("binlog-expire-logs-seconds=86400\n")
-                    .append("sync-binlog=0\n");
+                    .append("sync-binlog=0\n")
+                    // A replica writes what it applies to its own binlog, where a connector can read it.
+                    .append("log-slave-updates=ON\n");
         } else {
             cnf.append("skip-log-bin\n");
         }

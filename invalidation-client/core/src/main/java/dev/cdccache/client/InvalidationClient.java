@@ -10,6 +10,7 @@ import dev.cdccache.client.eviction.EvictionRouter;
 import dev.cdccache.client.keymapping.KeyMapper;
 import dev.cdccache.client.metrics.BadInputLog;
 import dev.cdccache.client.metrics.ClientMetrics;
+import dev.cdccache.client.position.AppliedPositions;
 import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.FreshnessProblem;
 import dev.cdccache.client.staleness.StalenessGuard;
@@ -69,6 +70,7 @@ public final class InvalidationClient implements AutoCloseable {
     /** What applications get: the caches, with key normalisation where configured. */
     private final Map<String, InvalidatingCache<Object, Object>> views;
     private final EvictionRouter router;
+    private final AppliedPositions positions = new AppliedPositions();
     private final Map<String, StalenessGuard> cacheGuards;
     private final List<CacheFreshness> freshness;
     private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory;
@@ -150,7 +152,7 @@ public final class InvalidationClient implements AutoCloseable {
                     : new KeyNormalizingCache<>(cache, definition.keyNormalization()));
         }
         this.views = Collections.unmodifiableMap(exposed);
-        this.router = new EvictionRouter(bindings, metrics, new BadInputLog(config.clock()));
+        this.router = new EvictionRouter(bindings, metrics, new BadInputLog(config.clock()), positions);
     }
 
     private static StalenessGuard newGuard(InvalidationClientConfig config) {
@@ -167,7 +169,17 @@ public final class InvalidationClient implements AutoCloseable {
             refreshAfter = Math.max(1, (long) (ttl.toMillis() * definition.refreshAhead()));
         }
         return new CaffeineInvalidatingCache<>(definition.name(), caffeine, guard, definition.cacheNulls(),
-                refreshAfter, config.refreshExecutor(), metrics::loadDiscarded);
+                refreshAfter, config.refreshExecutor(), new CaffeineInvalidatingCache.LoadListener() {
+                    @Override
+                    public void discarded(String cache) {
+                        metrics.loadDiscarded(cache);
+                    }
+
+                    @Override
+                    public void dropped(String cache, CaffeineInvalidatingCache.DropReason reason) {
+                        metrics.loadDropped(cache, reason.tag());
+                    }
+                });
     }
 
     /** The spec minus a {@code recordStats} option, which the cache applies itself and Caffeine allows once. */
@@ -329,6 +341,15 @@ public final class InvalidationClient implements AutoCloseable {
 
     public InvalidationClientConfig config() {
         return config;
+    }
+
+    /**
+     * The commit positions (GTIDs) of the changes this client has applied, highest per GTID domain (MariaDB) or
+     * server UUID (MySQL): what a replica must have applied before a value read from it may be cached (see
+     * {@link dev.cdccache.client.position.ReplicaFence}).
+     */
+    public AppliedPositions appliedPositions() {
+        return positions;
     }
 
     /** The client's meters (counters readable in tests and health details). */

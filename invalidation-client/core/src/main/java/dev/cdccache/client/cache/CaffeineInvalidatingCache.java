@@ -6,10 +6,12 @@ import com.github.benmanes.caffeine.cache.stats.ConcurrentStatsCounter;
 import com.github.benmanes.caffeine.cache.stats.StatsCounter;
 import dev.cdccache.client.InvalidatingCache;
 import dev.cdccache.client.staleness.StalenessGuard;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -41,11 +43,35 @@ import java.util.function.Function;
  */
 public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<K, V> {
 
-    /** Hook for counting loads that were not cached because an invalidation raced with them. */
+    /** Hook for counting loads that were not cached. */
     public interface LoadListener {
         LoadListener NONE = cache -> { };
 
+        /** A load was not cached because an invalidation of its key was applied while it ran. */
         void discarded(String cache);
+
+        /** A value kept aside by a {@link CacheTransaction} was dropped without being stored. */
+        default void dropped(String cache, DropReason reason) {
+        }
+    }
+
+    /** Why a value kept aside by a {@link CacheTransaction} was not stored. */
+    public enum DropReason {
+        /** The transaction rolled back (or never signalled its commit). */
+        ROLLED_BACK("rolled_back"),
+        /** The transaction kept {@link CacheTransaction#MAX_DEFERRED} values aside already. */
+        OVERFLOW("overflow");
+
+        private final String tag;
+
+        DropReason(String tag) {
+            this.tag = tag;
+        }
+
+        /** The metric tag value. */
+        public String tag() {
+            return tag;
+        }
     }
 
     private final String name;
@@ -128,7 +154,23 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             return entry.value();
         }
         stats.recordMisses(1);
-        return loadSingleFlight(key, loader);
+        CacheTransaction tx = CacheTransaction.current();
+        return tx == null ? loadSingleFlight(key, loader) : loadInTransaction(key, loader, tx);
+    }
+
+    /**
+     * A miss inside a transaction: joins a load already running outside any transaction, but never leads one,
+     * since waiting callers must not receive a value from this transaction's snapshot or uncommitted writes.
+     */
+    private V loadInTransaction(K key, Function<? super K, ? extends V> loader, CacheTransaction tx) {
+        CompletableFuture<V> leader = inFlight.get(key);
+        if (leader != null) {
+            return join(leader);
+        }
+        LoadStamp<K> stamp = tx.stamp(this, key);
+        V value = loader.apply(key);
+        tx.keep(this, stamp, value);
+        return value;
     }
 
     /** The servable entry of {@code key} or {@code null}, without counting a hit or miss. */
@@ -167,8 +209,9 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         long cacheGeneration = generations.cacheGenerationForStamp();
         long keyGeneration = generations.keyGeneration(stripe);
         long startedAt = guard.now();
+        long replicaMark = ReplicaReads.mark();
         V value = loader.apply(key);
-        store(key, value, stripe, keyGeneration, cacheGeneration, startedAt);
+        store(key, value, stripe, keyGeneration, cacheGeneration, startedAt, replicaMark);
         return value;
     }
 
@@ -194,6 +237,10 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
      * marker older than {@link #staleRefreshMillis} is taken over, so a dropped refresh does not stop later ones.
      */
     private void refreshIfOld(K key, CachedValue<V> entry, Function<? super K, ? extends V> loader) {
+        if (CacheTransaction.current() != null) {
+            // An executor that runs tasks on the caller's thread would read inside this transaction's snapshot.
+            return;
+        }
         long now = guard.now();
         if (now - entry.loadedAtMillis() < refreshAfterMillis) {
             return;
@@ -237,8 +284,14 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
      * read. The re-check runs inside {@code compute}, which is serialized with the removal an invalidation
      * performs after incrementing the generation.
      */
-    private boolean store(K key, V value, int stripe, long keyGeneration, long cacheGeneration, long startedAt) {
+    private boolean store(K key, V value, int stripe, long keyGeneration, long cacheGeneration, long startedAt,
+            long replicaMark) {
         if (value == null && !cacheNulls) {
+            return false;
+        }
+        if (ReplicaReads.mark() != replicaMark) {
+            // A read on this thread since the stamp could not be shown to reflect every applied invalidation.
+            loadListener.discarded(name);
             return false;
         }
         if (!generations.unchanged(stripe, keyGeneration, cacheGeneration)) {
@@ -326,6 +379,10 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
 
     private Map<? extends K, ? extends V> loadMissing(Set<K> missing,
             Function<? super Set<? extends K>, ? extends Map<? extends K, ? extends V>> bulkLoader) {
+        CacheTransaction tx = CacheTransaction.current();
+        if (tx != null) {
+            return loadMissingInTransaction(missing, bulkLoader, tx);
+        }
         int n = missing.size();
         int[] stripes = new int[n];
         long[] keyGenerations = new long[n];
@@ -337,14 +394,32 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             i++;
         }
         long startedAt = guard.now();
+        long replicaMark = ReplicaReads.mark();
         Map<? extends K, ? extends V> loaded = bulkLoader.apply(Collections.unmodifiableSet(missing));
         if (loaded == null) {
             loaded = Collections.emptyMap();
         }
         i = 0;
         for (K key : missing) {
-            store(key, loaded.get(key), stripes[i], keyGenerations[i], cacheGeneration, startedAt);
+            store(key, loaded.get(key), stripes[i], keyGenerations[i], cacheGeneration, startedAt, replicaMark);
             i++;
+        }
+        return loaded;
+    }
+
+    private Map<? extends K, ? extends V> loadMissingInTransaction(Set<K> missing,
+            Function<? super Set<? extends K>, ? extends Map<? extends K, ? extends V>> bulkLoader,
+            CacheTransaction tx) {
+        List<LoadStamp<K>> stamps = new ArrayList<>(missing.size());
+        for (K key : missing) {
+            stamps.add(tx.stamp(this, key));
+        }
+        Map<? extends K, ? extends V> loaded = bulkLoader.apply(Collections.unmodifiableSet(missing));
+        if (loaded == null) {
+            loaded = Collections.emptyMap();
+        }
+        for (LoadStamp<K> stamp : stamps) {
+            tx.keep(this, stamp, loaded.get(stamp.key()));
         }
         return loaded;
     }
@@ -352,12 +427,32 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     @Override
     public LoadStamp<K> beginLoad(K key) {
         Objects.requireNonNull(key, "key");
-        return generations.stamp(key, guard.now());
+        CacheTransaction tx = CacheTransaction.current();
+        return tx == null ? stampNow(key) : tx.stamp(this, key);
     }
 
     @Override
     public LoadStamp<K> beginLoadAsOf(K key, long sequence) {
         Objects.requireNonNull(key, "key");
+        CacheTransaction tx = CacheTransaction.current();
+        if (tx == null) {
+            return stampAsOf(key, sequence);
+        }
+        return switch (tx.isolation()) {
+            case READ_COMMITTED -> stampAsOf(key, sequence);
+            case READ_UNCOMMITTED -> stampNow(key).notCacheable();
+            // The earlier of the two: the caller's read may have begun before the transaction's snapshot, or after.
+            default -> stampAsOf(key, Math.min(sequence, tx.beganAt()));
+        };
+    }
+
+    /** A stamp taken now (outside a transaction, or at READ COMMITTED). */
+    LoadStamp<K> stampNow(K key) {
+        return generations.stamp(key, guard.now());
+    }
+
+    /** The stamp {@link #stampNow} would have returned when {@code sequence} was drawn, or one never cached. */
+    LoadStamp<K> stampAsOf(K key, long sequence) {
         // Generations first, marks second: an invalidation records its mark before it bumps the generation, so
         // one that the marks do not show yet is seen by putLoaded's generation check (see InvalidationSequence).
         LoadStamp<K> now = generations.stamp(key, Math.min(guard.now(), InvalidationSequence.epochMillis(sequence)));
@@ -369,15 +464,48 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         return sequenceMarks.latest();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Inside a {@link CacheTransaction} the value is kept aside and stored when the transaction commits: this
+     * returns {@code false} then.
+     */
     @Override
     public boolean putLoaded(LoadStamp<K> stamp, V value) {
-        return store(stamp.key(), value, stamp.stripe(), stamp.keyGeneration(), stamp.cacheGeneration(),
-                stamp.startedAtMillis());
+        CacheTransaction tx = CacheTransaction.current();
+        if (tx != null) {
+            tx.keep(this, stamp, value);
+            return false;
+        }
+        return storeCommitted(stamp, value);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Inside a {@link CacheTransaction} the value stands for a read at the transaction's begin and is stored when
+     * it commits, only if no invalidation of the key was applied since the begin: this returns {@code false} then.
+     */
     @Override
     public boolean put(K key, V value) {
-        return putLoaded(beginLoad(key), value);
+        Objects.requireNonNull(key, "key");
+        CacheTransaction tx = CacheTransaction.current();
+        if (tx != null) {
+            tx.keep(this, tx.stampForPut(this, key), value);
+            return false;
+        }
+        return storeCommitted(stampNow(key), value);
+    }
+
+    /** Stores a value whose read is known to be committed (outside a transaction, or after its commit). */
+    boolean storeCommitted(LoadStamp<K> stamp, V value) {
+        return store(stamp.key(), value, stamp.stripe(), stamp.keyGeneration(), stamp.cacheGeneration(),
+                stamp.startedAtMillis(), stamp.replicaMark());
+    }
+
+    /** A value a transaction kept aside was dropped. */
+    void deferredDropped(DropReason reason) {
+        loadListener.dropped(name, reason);
     }
 
     @Override

@@ -28,7 +28,7 @@ final class InvalidationGenerations {
         int stripe = stripe(key);
         // Order matters: cache generation first, so an evict-all racing with this stamp is seen at put time.
         long cache = accepting ? cacheGeneration.get() : LoadStamp.NOT_CACHEABLE;
-        return new LoadStamp<>(key, stripe, keyGenerations.get(stripe), cache, nowMillis);
+        return new LoadStamp<>(key, stripe, keyGenerations.get(stripe), cache, nowMillis, ReplicaReads.mark());
     }
 
     /** Cache generation for a stamp taken without an object (single-flight path). */

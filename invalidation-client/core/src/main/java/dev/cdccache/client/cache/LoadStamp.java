@@ -17,13 +17,16 @@ public final class LoadStamp<K> {
     private final long keyGeneration;
     private final long cacheGeneration;
     private final long startedAtMillis;
+    /** {@link ReplicaReads#mark()} of the stamping thread when the stamp was taken. */
+    private final long replicaMark;
 
-    LoadStamp(K key, int stripe, long keyGeneration, long cacheGeneration, long startedAtMillis) {
+    LoadStamp(K key, int stripe, long keyGeneration, long cacheGeneration, long startedAtMillis, long replicaMark) {
         this.key = key;
         this.stripe = stripe;
         this.keyGeneration = keyGeneration;
         this.cacheGeneration = cacheGeneration;
         this.startedAtMillis = startedAtMillis;
+        this.replicaMark = replicaMark;
     }
 
     public K key() {
@@ -37,7 +40,7 @@ public final class LoadStamp<K> {
 
     /** This stamp, made one whose load is never cached. */
     LoadStamp<K> notCacheable() {
-        return new LoadStamp<>(key, stripe, keyGeneration, NOT_CACHEABLE, startedAtMillis);
+        return new LoadStamp<>(key, stripe, keyGeneration, NOT_CACHEABLE, startedAtMillis, replicaMark);
     }
 
     int stripe() {
@@ -50,5 +53,9 @@ public final class LoadStamp<K> {
 
     long cacheGeneration() {
         return cacheGeneration;
+    }
+
+    long replicaMark() {
+        return replicaMark;
     }
 }

@@ -7,6 +7,7 @@ import dev.cdccache.client.metrics.ErrorReason;
 import dev.cdccache.client.parsing.ChangeEvent;
 import dev.cdccache.client.parsing.EnvelopeParser;
 import dev.cdccache.client.parsing.Operation;
+import dev.cdccache.client.position.AppliedPositions;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,11 +25,19 @@ public final class EvictionRouter {
     private final Map<String, List<CacheBinding>> bindingsByTopic;
     private final ClientMetrics metrics;
     private final BadInputLog badInput;
+    private final AppliedPositions positions;
 
     public EvictionRouter(Map<String, List<CacheBinding>> bindingsByTopic, ClientMetrics metrics, BadInputLog badInput) {
+        this(bindingsByTopic, metrics, badInput, new AppliedPositions());
+    }
+
+    /** @param positions where each event's commit position is recorded before its evictions */
+    public EvictionRouter(Map<String, List<CacheBinding>> bindingsByTopic, ClientMetrics metrics, BadInputLog badInput,
+            AppliedPositions positions) {
         this.bindingsByTopic = Map.copyOf(bindingsByTopic);
         this.metrics = metrics;
         this.badInput = badInput;
+        this.positions = positions;
     }
 
     /** The data topics caches are bound to. */
@@ -51,6 +60,8 @@ public final class EvictionRouter {
 
     /** Applies one parsed event. */
     public void apply(ChangeEvent event) {
+        // Before any eviction: a load stamped after one must find the position of its change (replica reads).
+        positions.advance(event.gtid());
         List<CacheBinding> bindings = bindingsByTopic.get(event.topic());
         if (bindings == null) {
             metrics.error(ErrorReason.UNKNOWN_TABLE);

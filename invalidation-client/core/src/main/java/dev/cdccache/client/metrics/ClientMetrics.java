@@ -42,6 +42,8 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@code cdc.client.errors} (counter; reason): bad input and failures, see {@link ErrorReason}.</li>
  *   <li>{@code cdc.client.loads.discarded} (counter; cache): loaded values not cached because an
  *       invalidation raced with the load (the no-stale-populate protection at work).</li>
+ *   <li>{@code cdc.client.loads.dropped} (counter; cache, reason): values loaded inside a database transaction
+ *       and not cached: {@code rolled_back}, or {@code overflow} (more values than a transaction keeps aside).</li>
  *   <li>{@code cdc.client.ready}, {@code cdc.client.fresh} (gauges 0/1) and
  *       {@code cdc.client.watermark.age} (gauge, seconds): the staleness state.</li>
  *   <li>{@code cdc.client.clock.skew} (gauge, seconds): how far the most skewed connector's database clock is
@@ -62,6 +64,7 @@ public final class ClientMetrics {
     private final Map<String, Counter> allEvictions = new ConcurrentHashMap<>();
     private final Map<String, Timer> lagTimers = new ConcurrentHashMap<>();
     private final Map<String, Counter> discarded = new ConcurrentHashMap<>();
+    private final Map<String, Counter> dropped = new ConcurrentHashMap<>();
     private final Map<String, Counter> unproven = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> unprovenCounts = new ConcurrentHashMap<>();
     private final Map<ErrorReason, Counter> errors = new EnumMap<>(ErrorReason.class);
@@ -208,6 +211,17 @@ public final class ClientMetrics {
     public void loadDiscarded(String cache) {
         discarded.computeIfAbsent(cache, c -> Counter.builder("cdc.client.loads.discarded").tags(commonTags)
                 .tag("cache", c).description("Loaded values not cached because an invalidation raced with the load")
+                .register(registry)).increment();
+    }
+
+    /**
+     * A value loaded inside a database transaction was not stored: the transaction rolled back, or kept too many
+     * values aside ({@code reason} is the tag).
+     */
+    public void loadDropped(String cache, String reason) {
+        dropped.computeIfAbsent(cache + '|' + reason, k -> Counter.builder("cdc.client.loads.dropped")
+                .tags(commonTags).tag("cache", cache).tag("reason", reason)
+                .description("Values loaded inside a transaction and not cached: rolled back, or too many kept aside")
                 .register(registry)).increment();
     }
 

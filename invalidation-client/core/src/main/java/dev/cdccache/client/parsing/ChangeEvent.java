@@ -20,13 +20,23 @@ import tools.jackson.databind.JsonNode;
  * @param truncatedColumns the envelope's top-level {@code truncated_columns}: columns the connector removed
  *        from {@code before}/{@code after} because the event was too large for Kafka (CONTRACT.md, oversized
  *        events); empty for a complete event
+ * @param gtid {@code source.gtid}: the change's commit position ({@code 0-1-451} on MariaDB, {@code uuid:n} on
+ *        MySQL), or {@code null} if absent
  */
 public record ChangeEvent(String topic, int partition, long offset, Operation operation, JsonNode before,
         JsonNode after, String database, String table, long sourceTimestampMillis, long eventTimestampMillis,
-        Set<String> truncatedColumns) {
+        Set<String> truncatedColumns, String gtid) {
 
     public ChangeEvent {
         truncatedColumns = truncatedColumns == null ? Set.of() : Set.copyOf(truncatedColumns);
+    }
+
+    /** An event without a commit position. */
+    public ChangeEvent(String topic, int partition, long offset, Operation operation, JsonNode before,
+            JsonNode after, String database, String table, long sourceTimestampMillis, long eventTimestampMillis,
+            Set<String> truncatedColumns) {
+        this(topic, partition, offset, operation, before, after, database, table, sourceTimestampMillis,
+                eventTimestampMillis, truncatedColumns, null);
     }
 
     /** A complete event (no columns removed). */

@@ -53,14 +53,16 @@ public final class EnvelopeParser {
         String database = null;
         String table = null;
         long sourceTs = -1;
+        String gtid = null;
         if (source != null && source.isObject()) {
             database = text(source.get("db"));
             table = text(source.get("table"));
             sourceTs = number(source.get("ts_ms"));
+            gtid = text(source.get("gtid"));
         }
         return new ChangeEvent(topic, partition, offset, operation, row(envelope.get("before")),
                 row(envelope.get("after")), database, table, sourceTs, number(envelope.get("ts_ms")),
-                truncatedColumns(envelope.get("truncated_columns")));
+                truncatedColumns(envelope.get("truncated_columns")), gtid);
     }
 
     /**

@@ -18,22 +18,28 @@ import org.springframework.cache.CacheManager;
 public class CdcCacheManager implements CacheManager {
 
     private final InvalidationClient client;
-    private final Map<String, Cache> caches;
+    private final Map<String, CdcSpringCache.Shared> caches;
 
     public CdcCacheManager(InvalidationClient client) {
         this.client = client;
-        Map<String, Cache> adapted = new LinkedHashMap<>();
+        Map<String, CdcSpringCache.Shared> adapted = new LinkedHashMap<>();
         for (dev.cdccache.client.CacheDefinition definition : client.config().caches()) {
             String name = definition.name();
-            adapted.put(name, new CdcSpringCache(client.cache(name), EvictedKeyTypes.of(definition),
+            adapted.put(name, new CdcSpringCache.Shared(client.cache(name), EvictedKeyTypes.of(definition),
                     client.metrics().registry(), client.instanceId()));
         }
         this.caches = Map.copyOf(adapted);
     }
 
+    /**
+     * A new view of the cache named {@code name} on every call, or {@code null} if none: Spring's caching
+     * interceptor asks at the start of every invocation, so the load stamps of one invocation never reach another
+     * (see {@link CdcSpringCache}). Views are cheap; all views of one name share the same entries.
+     */
     @Override
     public Cache getCache(String name) {
-        return caches.get(name);
+        CdcSpringCache.Shared shared = caches.get(name);
+        return shared == null ? null : new CdcSpringCache(shared);
     }
 
     @Override

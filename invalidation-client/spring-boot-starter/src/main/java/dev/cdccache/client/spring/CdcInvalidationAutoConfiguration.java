@@ -94,6 +94,36 @@ public class CdcInvalidationAutoConfiguration {
         }
     }
 
+    /**
+     * Spring-managed transactions get a {@code CacheTransaction}: loads inside them are stamped for their snapshot
+     * and cached only after their commit.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.transaction.ConfigurableTransactionManager")
+    static class TransactionConfiguration {
+
+        @Bean
+        static CacheTransactionListenerRegistrar cdcCacheTransactionListenerRegistrar() {
+            return new CacheTransactionListenerRegistrar();
+        }
+    }
+
+    /** DataSources that read a replica: their reads are cached only once the replica is shown caught up. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.jdbc.datasource.DelegatingDataSource")
+    static class ReplicaConfiguration {
+
+        @Bean
+        static ReplicaDataSources cdcReplicaDataSources(org.springframework.core.env.Environment environment,
+                ObjectProvider<InvalidationClient> client) {
+            // Bound here rather than injected: a post-processor must not make the properties bean early.
+            CdcInvalidationProperties.Replica replica = org.springframework.boot.context.properties.bind.Binder
+                    .get(environment).bind("cdc.invalidation.replica", CdcInvalidationProperties.Replica.class)
+                    .orElseGet(CdcInvalidationProperties.Replica::new);
+            return new ReplicaDataSources(replica.getDataSources(), replica.getWaitTimeout(), client);
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.boot.health.contributor.AbstractHealthIndicator")
     static class HealthConfiguration {

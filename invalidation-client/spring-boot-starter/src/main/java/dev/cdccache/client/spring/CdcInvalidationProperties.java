@@ -111,6 +111,9 @@ public class CdcInvalidationProperties {
     /** Health indicator settings. */
     private final Health health = new Health();
 
+    /** Loads from read replicas. */
+    private final Replica replica = new Replica();
+
     /** The caches, by name (the name used in @Cacheable and CdcCacheManager#invalidatingCache). */
     private Map<String, Cache> caches = new LinkedHashMap<>();
 
@@ -236,6 +239,10 @@ public class CdcInvalidationProperties {
 
     public Health getHealth() {
         return health;
+    }
+
+    public Replica getReplica() {
+        return replica;
     }
 
     public Map<String, Cache> getCaches() {
@@ -466,6 +473,36 @@ public class CdcInvalidationProperties {
 
         public void setEndpointIdentificationAlgorithm(String endpointIdentificationAlgorithm) {
             this.endpointIdentificationAlgorithm = endpointIdentificationAlgorithm;
+        }
+    }
+
+    /** Loads from read replicas. */
+    public static class Replica {
+
+        /**
+         * Bean names of the DataSources that read a replica. At every connection checkout the client waits, up to
+         * wait-timeout, until that replica has applied every change the client has invalidated; if it has not,
+         * what loads read through the connection is served but not cached. One replica server per DataSource.
+         */
+        private List<String> dataSources = new ArrayList<>();
+
+        /** How long a checkout waits for the replica before its reads are served uncached. */
+        private Duration waitTimeout = Duration.ofMillis(50);
+
+        public List<String> getDataSources() {
+            return dataSources;
+        }
+
+        public void setDataSources(List<String> dataSources) {
+            this.dataSources = dataSources;
+        }
+
+        public Duration getWaitTimeout() {
+            return waitTimeout;
+        }
+
+        public void setWaitTimeout(Duration waitTimeout) {
+            this.waitTimeout = waitTimeout;
         }
     }
 

@@ -21,77 +21,64 @@ import org.springframework.cache.support.SimpleValueWrapper;
  *   <li>{@code sync = true}: Spring calls {@link #get(Object, Callable)}, which is the core's single-flight
  *       load.</li>
  *   <li>{@code sync = false}: Spring calls {@link #get(Object)}, on a miss runs the method, then calls
- *       {@link #put}. The miss takes a {@link LoadStamp} before the method reads the database, remembered per
- *       thread <em>and per key</em>, and {@code put} of that key on that thread stores the value only if no
- *       invalidation was applied since. Per key, because one thread can have several loads of one cache open
- *       at once: a {@code @Cacheable} method calling another one on the same cache, or {@code @Caching} with two
- *       operations on one cache (misses of both keys, then the method, then both puts).</li>
+ *       {@link #put}. The miss takes a {@link LoadStamp} before the method reads the database, and {@code put} of
+ *       that key stores the value only if no invalidation was applied since.</li>
  * </ul>
+ *
+ * <p><b>One instance per invocation.</b> {@link CdcCacheManager#getCache} returns a new instance on every call,
+ * and Spring's caching interceptor asks for its caches at the start of every invocation of a cached method, so
+ * the stamps of one invocation live in an object that invocation alone uses: a stamp never outlives the
+ * invocation that took it (a miss whose put never comes, through {@code unless} or an exception, leaves nothing
+ * behind for a later {@code @CachePut} on the same pooled thread), and nested invocations, even of the same key,
+ * each match their own put. What instances of one cache share (the core cache, counters, key checks) is in
+ * {@link Shared}.
  *
  * <p><b>A put that cannot be verified is not stored</b>, because it could hold a value read before an
  * invalidation this client already applied, and nothing would ever evict it:
  * <ul>
- *   <li>a {@code put} without a preceding miss of its key on this thread ({@code @CachePut}, a direct
+ *   <li>a {@code put} without a preceding miss of its key through this instance ({@code @CachePut}, a direct
  *       {@code Cache.put}) is dropped, and the key is evicted (whatever is cached for a key the application
  *       says changed is suspect; the next read loads it);</li>
- *   <li>a second miss of a key whose earlier miss on this thread has no put yet (a nested load of the same key,
- *       or an earlier miss whose put never came: {@code unless}, an exception, a hit of a later
- *       {@code @Caching} operation) cannot tell which put belongs to which read, so the next put of that key is
- *       dropped.</li>
+ *   <li>a second miss of a key through one instance, on one thread, before the put of the first (a long-lived
+ *       instance the application holds and re-enters) cannot tell which put belongs to which read, so the next
+ *       put of that key is dropped.</li>
  * </ul>
  * Both are counted in {@code cdc.client.puts.unverified} (tags cache, reason {@code no-stamp} or
- * {@code ambiguous}) and {@link #unverifiedPuts()}. Loads through {@code sync = true} or the core's
- * {@code get(key, loader)} never need this. Stamps of misses whose put never came are kept for at most
- * {@value #MAX_OPEN_KEYS} keys per thread and cache.
+ * {@code ambiguous}) and {@link #unverifiedPuts()}.
+ *
+ * <p><b>Transactions.</b> Inside a Spring-managed transaction the core's {@code CacheTransaction} (begun by the
+ * starter's transaction listener) stamps loads for the transaction's snapshot and keeps their values aside until
+ * the commit. A transaction whose begin the starter did not see (a transaction manager it could not attach its
+ * listener to) caches nothing it reads; see {@link SpringTransactions}.
  *
  * <p>Cached absences ({@code cache-nulls}) are returned as a wrapper of {@code null}, as Spring expects.
  */
 final class CdcSpringCache implements Cache {
 
-    /** Open misses kept per thread and cache; the oldest is forgotten beyond (its put is then dropped). */
+    /** Open misses kept per instance and thread; the oldest is forgotten beyond (its put is then dropped). */
     static final int MAX_OPEN_KEYS = 64;
 
     /** Marks a key missed twice before its put: the put cannot be matched to its read. */
     private static final LoadStamp<Object> AMBIGUOUS = null;
 
+    private final Shared shared;
     private final InvalidatingCache<Object, Object> cache;
-    /** The key types events evict from this cache, or {@code null} when unknown (no check). */
-    private final EvictedKeyTypes evictedKeys;
-    /** Key classes already found able to match: the check runs once per class, on misses only. */
-    private final Set<Class<?>> checkedKeyClasses = ConcurrentHashMap.newKeySet();
-    private final ThreadLocal<OpenLoads> openLoads = ThreadLocal.withInitial(OpenLoads::new);
-    private final LongAdder noStamp = new LongAdder();
-    private final LongAdder ambiguous = new LongAdder();
+    /** Misses awaiting their put, by thread and key; created on the first miss (hits allocate nothing). */
+    private Map<OpenLoad, LoadStamp<Object>> openLoads;
 
+    CdcSpringCache(Shared shared) {
+        this.shared = shared;
+        this.cache = shared.cache;
+    }
+
+    /** A single instance over {@code cache}, without key checks or meters (tests, benchmarks). */
     CdcSpringCache(InvalidatingCache<Object, Object> cache) {
-        this(cache, null, null, null);
-    }
-
-    /**
-     * @param evictedKeys the key types events evict, to reject keys that can never match; {@code null}: no check
-     * @param registry where to register {@code cdc.client.puts.unverified}, or {@code null}
-     * @param clientId the {@code client} tag, as on the client's other meters
-     */
-    CdcSpringCache(InvalidatingCache<Object, Object> cache, EvictedKeyTypes evictedKeys, MeterRegistry registry,
-            String clientId) {
-        this.cache = cache;
-        this.evictedKeys = evictedKeys;
-        if (registry != null) {
-            unverifiedCounter(registry, clientId, "no-stamp", noStamp);
-            unverifiedCounter(registry, clientId, "ambiguous", ambiguous);
-        }
-    }
-
-    private void unverifiedCounter(MeterRegistry registry, String clientId, String reason, LongAdder count) {
-        FunctionCounter.builder("cdc.client.puts.unverified", count, LongAdder::sum)
-                .tags("client", clientId, "cache", cache.name(), "reason", reason)
-                .description("Puts not stored because no read-before-invalidation proof (stamp) matched them")
-                .register(registry);
+        this(new Shared(cache, null, null, null));
     }
 
     /** Puts dropped because they could not be verified (no stamp, or an ambiguous one); see the class comment. */
     long unverifiedPuts() {
-        return noStamp.sum() + ambiguous.sum();
+        return shared.noStamp.sum() + shared.ambiguous.sum();
     }
 
     @Override
@@ -117,13 +104,26 @@ final class CdcSpringCache implements Cache {
 
     /** Records the stamp of a miss BEFORE the caller reads the database. */
     private void missed(Object key) {
-        checkKeyType(key);
-        OpenLoads open = openLoads.get();
-        if (open.containsKey(key)) {
-            // Nested load of the same key, or a miss whose put never came: the put cannot be matched to a read.
-            open.put(key, AMBIGUOUS);
-        } else {
-            open.put(key, cache.beginLoad(key));
+        shared.checkKeyType(key);
+        SpringTransactions.coverUntrackedTransaction();
+        OpenLoad open = new OpenLoad(Thread.currentThread(), key);
+        synchronized (this) {
+            if (openLoads == null) {
+                openLoads = new LinkedHashMap<>(4) {
+                    @Override
+                    protected boolean removeEldestEntry(Map.Entry<OpenLoad, LoadStamp<Object>> eldest) {
+                        return size() > MAX_OPEN_KEYS;
+                    }
+                };
+            }
+            if (openLoads.containsKey(open)) {
+                openLoads.put(open, AMBIGUOUS);
+                return;
+            }
+        }
+        LoadStamp<Object> stamp = cache.beginLoad(key);
+        synchronized (this) {
+            openLoads.putIfAbsent(open, stamp);
         }
     }
 
@@ -146,7 +146,9 @@ final class CdcSpringCache implements Cache {
     @SuppressWarnings("unchecked")
     public <T> T get(Object key, Callable<T> valueLoader) {
         return (T) cache.get(key, k -> {
-            checkKeyType(k); // in the loader: misses only
+            // In the loader: misses only.
+            shared.checkKeyType(k);
+            SpringTransactions.coverUntrackedTransaction();
             try {
                 return valueLoader.call();
             } catch (RuntimeException | Error e) {
@@ -157,41 +159,24 @@ final class CdcSpringCache implements Cache {
         });
     }
 
-    /**
-     * Fails a miss whose key can never equal a key change events evict (e.g. an {@code Integer} from a
-     * {@code key} expression over a {@code BIGINT} id): caching it would keep the value stale until it expires.
-     * The start-up check ({@code CacheKeyTypeCheck}) catches the declared cases; this one keys built at runtime.
-     */
-    private void checkKeyType(Object key) {
-        if (evictedKeys == null || checkedKeyClasses.contains(key.getClass())) {
-            return;
-        }
-        if (!evictedKeys.canMatch(key.getClass())) {
-            throw new IllegalArgumentException("Cache '" + cache.name() + "': "
-                    + evictedKeys.mismatch("a lookup", key.getClass()));
-        }
-        checkedKeyClasses.add(key.getClass());
-    }
-
     @Override
     public void put(Object key, Object value) {
-        checkKeyType(key);
-        OpenLoads open = openLoads.get();
-        if (!open.containsKey(key)) {
+        shared.checkKeyType(key);
+        LoadStamp<Object> stamp;
+        boolean found;
+        synchronized (this) {
+            OpenLoad open = new OpenLoad(Thread.currentThread(), key);
+            found = openLoads != null && openLoads.containsKey(open);
+            stamp = found ? openLoads.remove(open) : null;
+        }
+        if (!found) {
             // No read-before-invalidation proof: the value may predate an invalidation already applied.
-            noStamp.increment();
-            if (open.isEmpty()) {
-                openLoads.remove();
-            }
+            shared.noStamp.increment();
             cache.invalidate(key);
             return;
         }
-        LoadStamp<Object> stamp = open.remove(key);
-        if (open.isEmpty()) {
-            openLoads.remove();
-        }
         if (stamp == AMBIGUOUS) {
-            ambiguous.increment();
+            shared.ambiguous.increment();
             return;
         }
         cache.putLoaded(stamp, value);
@@ -231,17 +216,62 @@ final class CdcSpringCache implements Cache {
         return notEmpty;
     }
 
-    /** This thread's misses of this cache awaiting their put, by key; bounded, oldest first. */
-    private static final class OpenLoads extends LinkedHashMap<Object, LoadStamp<Object>> {
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Object, LoadStamp<Object>> eldest) {
-            return size() > MAX_OPEN_KEYS;
-        }
-    }
-
     @Override
     public String toString() {
         return "CdcSpringCache[" + cache.name() + "]";
+    }
+
+    /** A miss awaiting its put: the thread that missed, and the key. */
+    private record OpenLoad(Thread thread, Object key) {
+    }
+
+    /** What every instance over one core cache shares: the cache, the key-type check and the counters. */
+    static final class Shared {
+
+        final InvalidatingCache<Object, Object> cache;
+        /** The key types events evict from this cache, or {@code null} when unknown (no check). */
+        private final EvictedKeyTypes evictedKeys;
+        /** Key classes already found able to match: the check runs once per class, on misses only. */
+        private final Set<Class<?>> checkedKeyClasses = ConcurrentHashMap.newKeySet();
+        final LongAdder noStamp = new LongAdder();
+        final LongAdder ambiguous = new LongAdder();
+
+        /**
+         * @param evictedKeys the key types events evict, to reject keys that can never match; {@code null}: no check
+         * @param registry where to register {@code cdc.client.puts.unverified}, or {@code null}
+         * @param clientId the {@code client} tag, as on the client's other meters
+         */
+        Shared(InvalidatingCache<Object, Object> cache, EvictedKeyTypes evictedKeys, MeterRegistry registry,
+                String clientId) {
+            this.cache = cache;
+            this.evictedKeys = evictedKeys;
+            if (registry != null) {
+                unverifiedCounter(registry, clientId, "no-stamp", noStamp);
+                unverifiedCounter(registry, clientId, "ambiguous", ambiguous);
+            }
+        }
+
+        private void unverifiedCounter(MeterRegistry registry, String clientId, String reason, LongAdder count) {
+            FunctionCounter.builder("cdc.client.puts.unverified", count, LongAdder::sum)
+                    .tags("client", clientId, "cache", cache.name(), "reason", reason)
+                    .description("Puts not stored because no read-before-invalidation proof (stamp) matched them")
+                    .register(registry);
+        }
+
+        /**
+         * Fails a miss whose key can never equal a key change events evict (e.g. an {@code Integer} from a
+         * {@code key} expression over a {@code BIGINT} id): caching it would keep the value stale until it expires.
+         * The start-up check ({@code CacheKeyTypeCheck}) catches the declared cases; this one keys built at runtime.
+         */
+        void checkKeyType(Object key) {
+            if (evictedKeys == null || checkedKeyClasses.contains(key.getClass())) {
+                return;
+            }
+            if (!evictedKeys.canMatch(key.getClass())) {
+                throw new IllegalArgumentException("Cache '" + cache.name() + "': "
+                        + evictedKeys.mismatch("a lookup", key.getClass()));
+            }
+            checkedKeyClasses.add(key.getClass());
+        }
     }
 }

@@ -73,8 +73,31 @@ class CacheableNoStalePopulateTest {
     }
 
     @Test
-    void nestedCacheableOfTheSameKeyDoesNotCacheEitherRowOfTheAmbiguousLoads() {
-        runner.run(context -> assertOldRowNotCached(context, id -> context.getBean(Outer.class).findTwice(id)));
+    void nestedCacheableOfTheSameKeyMatchesEachPutToItsOwnMissAndCachesOnlyTheRowReadAfterTheInvalidation() {
+        runner.run(context -> {
+            Rows rows = context.getBean(Rows.class);
+            CdcCacheManager manager = context.getBean(CdcCacheManager.class);
+            InvalidatingCache<Long, String> coupons = manager.invalidatingCache("coupons");
+            rows.database.put(1L, "old");
+            rows.pauseAfterRead = new CountDownLatch(1);
+            rows.resume = new CountDownLatch(1);
+
+            // The outer invocation reads "old" and is held; the change is applied; then its inner invocation of the
+            // same key misses again and reads "new". Each put is checked against its own invocation's stamp.
+            CompletableFuture<String> result = CompletableFuture.supplyAsync(
+                    () -> context.getBean(Outer.class).findTwice(1L));
+            assertThat(rows.pauseAfterRead.await(5, TimeUnit.SECONDS)).isTrue();
+            rows.pauseAfterRead = null;
+            rows.database.put(1L, "new");
+            coupons.invalidate(1L);
+            rows.resume.countDown();
+
+            assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo("old");
+            assertThat(coupons.getIfPresent(1L)).as("the inner load, stamped after the invalidation, is cached; the "
+                    + "outer one, stamped before it, is not").isEqualTo("new");
+            CdcSpringCache spring = (CdcSpringCache) manager.getCache("coupons");
+            assertThat(spring.unverifiedPuts()).as("no put was left without its own stamp").isZero();
+        });
     }
 
     @Test
@@ -92,6 +115,34 @@ class CacheableNoStalePopulateTest {
             assertOldRowNotCached(context, id -> context.getBean(CouponService.class).refresh(id));
             CdcSpringCache spring = (CdcSpringCache) context.getBean(CdcCacheManager.class).getCache("coupons");
             assertThat(spring.unverifiedPuts()).as("the dropped put is counted").isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aCachePutOnAPooledThreadNeverUsesTheStampOfAnEarlierInvocationsMissWhosePutNeverCame() {
+        runner.run(context -> {
+            CouponService service = context.getBean(CouponService.class);
+            Rows rows = context.getBean(Rows.class);
+            InvalidatingCache<Long, String> coupons = context.getBean(CdcCacheManager.class)
+                    .invalidatingCache("coupons");
+            java.util.concurrent.ExecutorService pooled = java.util.concurrent.Executors.newSingleThreadExecutor();
+            try {
+                rows.database.put(7L, "old");
+                String readEarlier = rows.database.get(7L); // e.g. a value that travelled through a queue
+                rows.database.put(7L, "new");
+                coupons.invalidate(7L);
+
+                // One request on the pooled thread misses and never puts (unless); a later one publishes the
+                // earlier value with @CachePut. The first request's stamp, taken after the invalidation, must not
+                // vouch for it.
+                assertThat(pooled.submit(() -> service.peek(7L)).get(5, TimeUnit.SECONDS)).isEqualTo("new");
+                pooled.submit(() -> service.publish(7L, readEarlier)).get(5, TimeUnit.SECONDS);
+
+                assertThat(coupons.getIfPresent(7L)).isNull();
+                assertThat(service.find(7L)).isEqualTo("new");
+            } finally {
+                pooled.shutdownNow();
+            }
         });
     }
 
@@ -244,6 +295,17 @@ class CacheableNoStalePopulateTest {
         @CachePut(cacheNames = "coupons", key = "#id")
         public String refresh(Long id) {
             return read(id);
+        }
+
+        /** Reads through the cache but never stores: its miss's put never comes. */
+        @Cacheable(cacheNames = "coupons", unless = "true")
+        public String peek(Long id) {
+            return read(id);
+        }
+
+        @CachePut(cacheNames = "coupons", key = "#id")
+        public String publish(Long id, String value) {
+            return value;
         }
 
         private String read(Long id) {

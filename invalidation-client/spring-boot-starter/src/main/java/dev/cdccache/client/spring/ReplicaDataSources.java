@@ -1,0 +1,119 @@
+package dev.cdccache.client.spring;
+
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.InvalidConfigurationException;
+import dev.cdccache.client.position.ReplicaFence;
+import io.micrometer.core.instrument.FunctionCounter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+/**
+ * Wraps the DataSources named in {@code cdc.invalidation.replica.data-sources}: every connection they hand out first
+ * waits (at most {@code wait-timeout}) until its replica has applied every change the client has invalidated
+ * ({@link ReplicaFence}); if it has not, loads that read through it are served but not cached. A name that is not a
+ * DataSource bean fails start-up.
+ */
+final class ReplicaDataSources implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware {
+
+    private final Set<String> names;
+    private final Duration waitTimeout;
+    private final ObjectProvider<InvalidationClient> client;
+    private final Set<String> wrapped = new TreeSet<>();
+    private volatile ReplicaFence fence;
+    private ListableBeanFactory beanFactory;
+
+    ReplicaDataSources(List<String> names, Duration waitTimeout, ObjectProvider<InvalidationClient> client) {
+        if (waitTimeout == null || waitTimeout.isNegative()) {
+            throw new InvalidConfigurationException("replica.wait-timeout", "must be zero or positive, was "
+                    + waitTimeout);
+        }
+        this.names = Set.copyOf(names);
+        this.waitTimeout = waitTimeout;
+        this.client = client;
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.beanFactory = beanFactory instanceof ListableBeanFactory listable ? listable : null;
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (names.contains(beanName) && bean instanceof DataSource dataSource) {
+            wrapped.add(beanName);
+            return new Fenced(dataSource);
+        }
+        return bean;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        Set<String> missing = new TreeSet<>(names);
+        missing.removeAll(wrapped);
+        if (!missing.isEmpty()) {
+            List<String> dataSources = beanFactory == null ? List.of()
+                    : List.of(beanFactory.getBeanNamesForType(DataSource.class, false, false));
+            throw new InvalidConfigurationException("replica.data-sources", "no DataSource bean named " + missing
+                    + " (DataSource beans: " + dataSources + "); name the beans that read a replica");
+        }
+        if (!names.isEmpty()) {
+            ReplicaFence f = fence();
+            InvalidationClient c = client.getObject();
+            FunctionCounter.builder("cdc.client.replica.waits", f, ReplicaFence::caughtUpCount)
+                    .tags("client", c.instanceId(), "result", "caught_up")
+                    .description("Replica connection checkouts, by whether the replica had applied every invalidated"
+                            + " change within the wait").register(c.metrics().registry());
+            FunctionCounter.builder("cdc.client.replica.waits", f, ReplicaFence::behindCount)
+                    .tags("client", c.instanceId(), "result", "behind")
+                    .description("Replica connection checkouts, by whether the replica had applied every invalidated"
+                            + " change within the wait").register(c.metrics().registry());
+        }
+    }
+
+    private ReplicaFence fence() {
+        ReplicaFence f = fence;
+        if (f == null) {
+            synchronized (this) {
+                if (fence == null) {
+                    fence = new ReplicaFence(client.getObject().appliedPositions(), waitTimeout);
+                }
+                f = fence;
+            }
+        }
+        return f;
+    }
+
+    /** A replica DataSource whose connections are fenced at checkout. */
+    private final class Fenced extends DelegatingDataSource {
+
+        Fenced(DataSource target) {
+            super(target);
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            Connection connection = super.getConnection();
+            fence().await(connection);
+            return connection;
+        }
+
+        @Override
+        public Connection getConnection(String username, String password) throws SQLException {
+            Connection connection = super.getConnection(username, password);
+            fence().await(connection);
+            return connection;
+        }
+    }
+}

@@ -1,5 +1,6 @@
 package dev.cdccache.connector.config;
 
+import dev.cdccache.contract.HeartbeatTable;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
@@ -261,10 +262,10 @@ public class ConnectorProperties {
         /** How often the heartbeat row is written; 0 disables heartbeats. */
         @NotNull
         private Duration interval = Duration.ofSeconds(1);
-        /** The heartbeat table, {@code database.table}, with columns {@code id} and {@code ts DATETIME(6)}. */
+        /** The heartbeat table, {@code database.table}, of the shape docs/contract.md gives (one row per connector). */
         @NotBlank
         @Pattern(regexp = "[^.\\s]+\\.[^.\\s]+", message = "must be written as database.table")
-        private String table = "cdc_meta.heartbeat";
+        private String table = HeartbeatTable.DEFAULT_NAME;
 
         public Duration getInterval() { return interval; }
         public void setInterval(Duration interval) { this.interval = interval; }

@@ -1,6 +1,7 @@
 package dev.cdccache.client;
 
 import com.github.benmanes.caffeine.cache.CaffeineSpec;
+import dev.cdccache.contract.ChangeTopics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,7 +55,7 @@ public final class InvalidationClientConfig {
     private InvalidationClientConfig(Builder b) {
         this.bootstrapServers = b.bootstrapServers;
         this.topicPrefix = b.topicPrefix;
-        this.heartbeatTopic = b.heartbeatTopic != null ? b.heartbeatTopic : b.topicPrefix + ".cdc_meta.heartbeat";
+        this.heartbeatTopic = b.heartbeatTopic != null ? b.heartbeatTopic : ChangeTopics.heartbeat(b.topicPrefix);
         this.heartbeatRequired = b.heartbeatRequired;
         this.maxStaleness = b.maxStaleness;
         this.stalenessPolicy = b.stalenessPolicy;
@@ -196,7 +197,7 @@ public final class InvalidationClientConfig {
     /** Builder of an {@link InvalidationClientConfig}; not thread-safe. */
     public static final class Builder {
         private String bootstrapServers;
-        private String topicPrefix = "cdc";
+        private String topicPrefix = ChangeTopics.DEFAULT_PREFIX;
         private String heartbeatTopic;
         private boolean heartbeatRequired = true;
         private Duration maxStaleness = DEFAULT_MAX_STALENESS;

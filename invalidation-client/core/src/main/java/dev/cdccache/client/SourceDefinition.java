@@ -1,5 +1,6 @@
 package dev.cdccache.client;
 
+import dev.cdccache.contract.ChangeTopics;
 import java.util.List;
 import java.util.Objects;
 
@@ -68,7 +69,7 @@ public final class SourceDefinition {
 
     /** The topic this source is read from, given the client's topic prefix. */
     public String topic(String topicPrefix) {
-        return topic != null ? topic : topicPrefix + "." + table;
+        return topic != null ? topic : ChangeTopics.of(topicPrefix, table);
     }
 
     @Override

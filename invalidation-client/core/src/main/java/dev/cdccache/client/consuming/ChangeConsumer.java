@@ -13,6 +13,7 @@ import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.FreshnessProblem;
 import dev.cdccache.client.staleness.HeartbeatCoverage;
 import dev.cdccache.client.staleness.StalenessGuard;
+import dev.cdccache.contract.ConnectorHeader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,7 +70,7 @@ public final class ChangeConsumer implements Runnable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChangeConsumer.class);
     /** The Kafka header naming the connector that published a record (CONTRACT.md). */
-    public static final String CONNECTOR_HEADER = "cdc-connector";
+    public static final String CONNECTOR_HEADER = ConnectorHeader.NAME;
     /** Reason tag of caches evicted because their watermark moved again after a gap longer than max-staleness. */
     static final String FRESHNESS_GAP = "freshness_gap";
     /** A heartbeat may be dated this far ahead of this host's clock before it is clamped (clock jitter). */

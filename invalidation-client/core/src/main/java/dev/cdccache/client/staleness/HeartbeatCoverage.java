@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Which connector proves which table fresh (docs/client.md, "Per-connector freshness"; the contract is
- * CONTRACT.md). Each connector writes its own heartbeat row ({@code id} = its name, {@code ts}, {@code epoch},
+ * docs/contract.md). Each connector writes its own heartbeat row ({@code id} = its name, {@code ts}, {@code epoch},
  * {@code tables} it captures) and stamps every record with the Kafka header {@code cdc-connector}. A heartbeat
  * proves only the tables of the connector that sent it, so one connector's heartbeats can no longer keep the
  * caches of a stopped one looking fresh.

@@ -6,6 +6,7 @@ import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.InvalidationClientConfig;
 import dev.cdccache.client.SourceDefinition;
 import dev.cdccache.client.cache.InvalidationSequence;
+import dev.cdccache.contract.ChangeTopics;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -274,7 +275,7 @@ public final class CdcRegionFactory extends AbstractRegionFactory {
     }
 
     private static String topic(HibernateCacheSettings s, String table) {
-        return s.topicPrefix + "." + table;
+        return ChangeTopics.of(s.topicPrefix, table);
     }
 
     /** The change topics that exist, or {@code null} if Kafka could not be asked within await-ready. */

@@ -6,6 +6,7 @@ import dev.cdccache.client.KafkaSecurity;
 import dev.cdccache.client.SettingSuggestion;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
+import dev.cdccache.contract.ChangeTopics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -72,7 +73,7 @@ final class HibernateCacheSettings {
             throw new InvalidConfigurationException(BOOTSTRAP_SERVERS,
                     "is required by the CDC second-level cache (Kafka bootstrap servers, host:port[,host:port])");
         }
-        this.topicPrefix = string(values, TOPIC_PREFIX, "cdc");
+        this.topicPrefix = string(values, TOPIC_PREFIX, ChangeTopics.DEFAULT_PREFIX);
         this.maxStaleness = duration(values, MAX_STALENESS, InvalidationClientConfig.DEFAULT_MAX_STALENESS);
         this.onStaleness = enumValue(values, ON_STALENESS, StalenessPolicy.class, StalenessPolicy.BYPASS_CACHE);
         this.stalenessCheck = enumValue(values, STALENESS_CHECK, StalenessCheck.class, StalenessCheck.EVERY_HIT);

@@ -5,6 +5,7 @@ import dev.cdccache.client.KafkaSecurity;
 import dev.cdccache.client.KeyType;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
+import dev.cdccache.contract.ChangeTopics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +43,7 @@ public class CdcInvalidationProperties {
     private String bootstrapServers;
 
     /** The connector's topic prefix: topics are named {prefix}.{database}.{table}. */
-    private String topicPrefix = "cdc";
+    private String topicPrefix = ChangeTopics.DEFAULT_PREFIX;
 
     /**
      * Bound on staleness: when the client cannot show that it has applied every change committed up to this

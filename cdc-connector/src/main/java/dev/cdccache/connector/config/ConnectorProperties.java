@@ -1,6 +1,8 @@
 package dev.cdccache.connector.config;
 
 import dev.cdccache.contract.HeartbeatTable;
+import dev.cdccache.contract.KafkaSecurity;
+import dev.cdccache.contract.SettingProblem;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
@@ -16,6 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 import org.springframework.validation.annotation.Validated;
 
 /**
@@ -23,11 +27,12 @@ import org.springframework.validation.annotation.Validated;
  *
  * <p>Binding is strict: a setting under {@code cdc.connector} that this class does not know fails
  * start-up (a typo must not silently fall back to a default), and the constraints below are
- * checked before anything connects. {@link #toString()} never shows the database password.
+ * checked before anything connects; so are the Kafka security settings ({@link #validate}), which name the
+ * offending setting. {@link #toString()} never shows the database password.
  */
 @Validated
 @ConfigurationProperties(prefix = ConnectorProperties.PREFIX, ignoreUnknownFields = false)
-public class ConnectorProperties {
+public class ConnectorProperties implements Validator {
 
     /** The prefix every setting of this class lives under. */
     public static final String PREFIX = "cdc.connector";
@@ -144,6 +149,19 @@ public class ConnectorProperties {
     public void setDebezium(Map<String, String> debezium) { this.debezium = debezium; }
 
     @Override
+    public boolean supports(Class<?> type) {
+        return ConnectorProperties.class.isAssignableFrom(type);
+    }
+
+    /** Rejects Kafka security settings that cannot work, each problem naming its {@code cdc.connector.kafka.security} setting. */
+    @Override
+    public void validate(Object target, Errors errors) {
+        for (SettingProblem problem : ((ConnectorProperties) target).kafka.security.problems(PREFIX + ".kafka.security.")) {
+            errors.reject("kafkaSecurity", problem.toString());
+        }
+    }
+
+    @Override
     public String toString() {
         return "ConnectorProperties{name=" + name + ", database=" + database + ", tables=" + tables
                 + ", topicPrefix=" + topicPrefix + ", topicPartitions=" + topicPartitions
@@ -216,9 +234,8 @@ public class ConnectorProperties {
         @NotBlank
         private String bootstrapServers;
         /** Authentication and encryption of every connection to Kafka (typed; see {@link KafkaSecurity}). */
-        @Valid
         @NotNull
-        private KafkaSecurity security = new KafkaSecurity();
+        private KafkaSecurity security = KafkaSecurity.plaintext();
         /**
          * Further client properties passed to every Kafka client (e.g. {@code ssl.cipher.suites}); a property the
          * {@link #security} settings produce may not be repeated here.

@@ -2,6 +2,8 @@ package dev.cdccache.client;
 
 import com.github.benmanes.caffeine.cache.CaffeineSpec;
 import dev.cdccache.contract.ChangeTopics;
+import dev.cdccache.contract.KafkaSecurity;
+import dev.cdccache.contract.SettingProblem;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -361,6 +363,9 @@ public final class InvalidationClientConfig {
             require(positionCheckInterval.compareTo(maxStaleness) < 0, "position-check-interval",
                     "must be shorter than max-staleness (" + maxStaleness + "), was " + positionCheckInterval);
             require(kafkaSecurity != null, "kafka.security", "is required (KafkaSecurity.plaintext() for none)");
+            for (SettingProblem problem : kafkaSecurity.problems("kafka.security.")) {
+                throw new InvalidConfigurationException(problem.setting(), problem.problem());
+            }
             for (String key : kafkaSecurity.clientProperties().keySet()) {
                 require(!kafkaProperties.containsKey(key), "kafka.properties." + key,
                         "is also set by kafka.security; keep one (the typed kafka.security settings are preferred)");

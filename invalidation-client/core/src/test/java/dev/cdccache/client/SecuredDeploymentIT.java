@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.read.ListAppender;
+import dev.cdccache.contract.KafkaSecurity;
 import dev.cdccache.infra.DataDirectories;
 import dev.cdccache.infra.LocalStack;
 import dev.cdccache.infra.connector.ConnectorProcess;

@@ -2,11 +2,12 @@ package dev.cdccache.client.hibernate;
 
 import dev.cdccache.client.InvalidConfigurationException;
 import dev.cdccache.client.InvalidationClientConfig;
-import dev.cdccache.client.KafkaSecurity;
 import dev.cdccache.client.SettingSuggestion;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
 import dev.cdccache.contract.ChangeTopics;
+import dev.cdccache.contract.KafkaSecurity;
+import dev.cdccache.contract.SettingProblem;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -189,8 +190,12 @@ final class HibernateCacheSettings {
                     string(values, KAFKA_SECURITY + "ssl.keystore-type", null));
         }
         Object endpointCheck = values.get(KAFKA_SECURITY + "ssl.endpoint-identification-algorithm");
-        return builder.endpointIdentificationAlgorithm(endpointCheck == null ? null : endpointCheck.toString().strip())
-                .build();
+        KafkaSecurity security = builder.endpointIdentificationAlgorithm(
+                endpointCheck == null ? null : endpointCheck.toString().strip()).build();
+        for (SettingProblem problem : security.problems(KAFKA_SECURITY)) {
+            throw new InvalidConfigurationException(problem.setting(), problem.problem());
+        }
+        return security;
     }
 
     /** A password as given: not stripped, a space may belong to it. */

@@ -1,12 +1,11 @@
 package dev.cdccache.client.spring;
 
 import dev.cdccache.client.KeyNormalization;
-import dev.cdccache.client.KafkaSecurity;
 import dev.cdccache.client.KeyType;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
 import dev.cdccache.contract.ChangeTopics;
-import java.nio.file.Path;
+import dev.cdccache.contract.KafkaSecurity;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -287,8 +286,12 @@ public class CdcInvalidationProperties {
     /** Kafka consumer settings. */
     public static class Kafka {
 
-        /** Authentication (SASL/SCRAM) and encryption (TLS) of the connection to Kafka. */
-        private final Security security = new Security();
+        /**
+         * Authentication (SASL/SCRAM) and encryption (TLS) of the connection to Kafka. Secrets can come from the
+         * environment ({@code CDC_INVALIDATION_KAFKA_SECURITY_SASL_PASSWORD}) or files
+         * ({@code spring.config.import=configtree:...}).
+         */
+        private KafkaSecurity security = KafkaSecurity.plaintext();
 
         /**
          * Extra Kafka consumer properties (e.g. ssl.cipher.suites). group.id is ignored: every instance reads every
@@ -296,8 +299,12 @@ public class CdcInvalidationProperties {
          */
         private Map<String, String> properties = new LinkedHashMap<>();
 
-        public Security getSecurity() {
+        public KafkaSecurity getSecurity() {
             return security;
+        }
+
+        public void setSecurity(KafkaSecurity security) {
+            this.security = security;
         }
 
         public Map<String, String> getProperties() {
@@ -306,167 +313,6 @@ public class CdcInvalidationProperties {
 
         public void setProperties(Map<String, String> properties) {
             this.properties = properties;
-        }
-    }
-
-    /**
-     * Kafka security settings ({@code cdc.invalidation.kafka.security.*}). Secrets can come from the environment
-     * ({@code CDC_INVALIDATION_KAFKA_SECURITY_SASL_PASSWORD}) or files ({@code spring.config.import=configtree:...}).
-     */
-    public static class Security {
-
-        /** Kafka's security.protocol: PLAINTEXT (default), SSL, SASL_PLAINTEXT or SASL_SSL. */
-        private KafkaSecurity.Protocol protocol = KafkaSecurity.Protocol.PLAINTEXT;
-
-        /** SASL credentials, used with SASL_PLAINTEXT and SASL_SSL. */
-        private final Sasl sasl = new Sasl();
-
-        /** TLS trust and key stores, used with SSL and SASL_SSL. */
-        private final Ssl ssl = new Ssl();
-
-        public KafkaSecurity.Protocol getProtocol() {
-            return protocol;
-        }
-
-        public void setProtocol(KafkaSecurity.Protocol protocol) {
-            this.protocol = protocol;
-        }
-
-        public Sasl getSasl() {
-            return sasl;
-        }
-
-        public Ssl getSsl() {
-            return ssl;
-        }
-    }
-
-    /** SASL credentials. */
-    public static class Sasl {
-
-        /** SASL mechanism: SCRAM_SHA_512 (default), SCRAM_SHA_256 or PLAIN (PLAIN only over SASL_SSL). */
-        private KafkaSecurity.Mechanism mechanism = KafkaSecurity.Mechanism.SCRAM_SHA_512;
-
-        /** The Kafka user. */
-        private String username;
-
-        /** The Kafka user's password; masked in Actuator and never logged. */
-        private String password;
-
-        public KafkaSecurity.Mechanism getMechanism() {
-            return mechanism;
-        }
-
-        public void setMechanism(KafkaSecurity.Mechanism mechanism) {
-            this.mechanism = mechanism;
-        }
-
-        public String getUsername() {
-            return username;
-        }
-
-        public void setUsername(String username) {
-            this.username = username;
-        }
-
-        public String getPassword() {
-            return password;
-        }
-
-        public void setPassword(String password) {
-            this.password = password;
-        }
-    }
-
-    /** TLS settings. */
-    public static class Ssl {
-
-        /** Trust store with the CA that signed the brokers' certificates; the JVM's default when not set. */
-        private Path truststoreLocation;
-
-        /** Password of the trust store; masked in Actuator. */
-        private String truststorePassword;
-
-        /** Trust store format: PKCS12 or JKS. */
-        private String truststoreType;
-
-        /** Key store with the client's certificate, for brokers that require client certificates (mTLS). */
-        private Path keystoreLocation;
-
-        /** Password of the key store; masked in Actuator. */
-        private String keystorePassword;
-
-        /** Password of the private key, when it differs from the key store's; masked in Actuator. */
-        private String keyPassword;
-
-        /** Key store format: PKCS12 or JKS. */
-        private String keystoreType;
-
-        /** Kafka's ssl.endpoint.identification.algorithm: https (Kafka's default) checks host names; empty turns it off. */
-        private String endpointIdentificationAlgorithm;
-
-        public Path getTruststoreLocation() {
-            return truststoreLocation;
-        }
-
-        public void setTruststoreLocation(Path truststoreLocation) {
-            this.truststoreLocation = truststoreLocation;
-        }
-
-        public String getTruststorePassword() {
-            return truststorePassword;
-        }
-
-        public void setTruststorePassword(String truststorePassword) {
-            this.truststorePassword = truststorePassword;
-        }
-
-        public String getTruststoreType() {
-            return truststoreType;
-        }
-
-        public void setTruststoreType(String truststoreType) {
-            this.truststoreType = truststoreType;
-        }
-
-        public Path getKeystoreLocation() {
-            return keystoreLocation;
-        }
-
-        public void setKeystoreLocation(Path keystoreLocation) {
-            this.keystoreLocation = keystoreLocation;
-        }
-
-        public String getKeystorePassword() {
-            return keystorePassword;
-        }
-
-        public void setKeystorePassword(String keystorePassword) {
-            this.keystorePassword = keystorePassword;
-        }
-
-        public String getKeyPassword() {
-            return keyPassword;
-        }
-
-        public void setKeyPassword(String keyPassword) {
-            this.keyPassword = keyPassword;
-        }
-
-        public String getKeystoreType() {
-            return keystoreType;
-        }
-
-        public void setKeystoreType(String keystoreType) {
-            this.keystoreType = keystoreType;
-        }
-
-        public String getEndpointIdentificationAlgorithm() {
-            return endpointIdentificationAlgorithm;
-        }
-
-        public void setEndpointIdentificationAlgorithm(String endpointIdentificationAlgorithm) {
-            this.endpointIdentificationAlgorithm = endpointIdentificationAlgorithm;
         }
     }
 

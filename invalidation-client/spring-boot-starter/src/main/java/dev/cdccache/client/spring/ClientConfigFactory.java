@@ -3,7 +3,6 @@ package dev.cdccache.client.spring;
 import dev.cdccache.client.CacheDefinition;
 import dev.cdccache.client.InvalidConfigurationException;
 import dev.cdccache.client.InvalidationClientConfig;
-import dev.cdccache.client.KafkaSecurity;
 import dev.cdccache.client.SourceDefinition;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
@@ -33,29 +32,12 @@ final class ClientConfigFactory {
                 .clientId(properties.getClientId())
                 .commitLagByTable(properties.isCommitLagByTable())
                 .kafkaProperties(properties.getKafka().getProperties())
-                .kafkaSecurity(kafkaSecurity(properties.getKafka().getSecurity()))
+                .kafkaSecurity(properties.getKafka().getSecurity())
                 .meterRegistry(registry);
         for (Map.Entry<String, CdcInvalidationProperties.Cache> entry : properties.getCaches().entrySet()) {
             builder.cache(cache(entry.getKey(), entry.getValue()));
         }
         return builder;
-    }
-
-    private static KafkaSecurity kafkaSecurity(CdcInvalidationProperties.Security security) {
-        CdcInvalidationProperties.Sasl sasl = security.getSasl();
-        CdcInvalidationProperties.Ssl ssl = security.getSsl();
-        KafkaSecurity.Builder builder = KafkaSecurity.builder().protocol(security.getProtocol());
-        if (sasl.getUsername() != null || sasl.getPassword() != null) {
-            builder.sasl(sasl.getMechanism(), sasl.getUsername(), sasl.getPassword());
-        }
-        if (ssl.getTruststoreLocation() != null || ssl.getTruststorePassword() != null) {
-            builder.truststore(ssl.getTruststoreLocation(), ssl.getTruststorePassword(), ssl.getTruststoreType());
-        }
-        if (ssl.getKeystoreLocation() != null || ssl.getKeystorePassword() != null) {
-            builder.keystore(ssl.getKeystoreLocation(), ssl.getKeystorePassword(), ssl.getKeyPassword(),
-                    ssl.getKeystoreType());
-        }
-        return builder.endpointIdentificationAlgorithm(ssl.getEndpointIdentificationAlgorithm()).build();
     }
 
     private static int maxMessageBytes(CdcInvalidationProperties properties) {

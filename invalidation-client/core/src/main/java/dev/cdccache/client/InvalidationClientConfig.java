@@ -21,6 +21,11 @@ import java.util.regex.Pattern;
  * Everything an {@link InvalidationClient} needs: the Kafka cluster, the topic naming, the staleness bound and
  * the caches. Immutable and validated: {@link Builder#build()} throws {@link InvalidConfigurationException}
  * naming the first wrong setting.
+ *
+ * <p>This is the client's one settings model: the defaults are the {@link Builder}'s, every rule is checked in
+ * {@link Builder#build()}, and every front end gets here through the same reader of the {@code cdc.invalidation.*}
+ * settings ({@link dev.cdccache.client.settings.ClientSettings}), whose catalogue names each setting and where it
+ * lands in this class.
  */
 public final class InvalidationClientConfig {
 
@@ -53,6 +58,9 @@ public final class InvalidationClientConfig {
     private final Executor refreshExecutor;
     private final List<InvalidationListener> listeners;
     private final boolean commitLagByTable;
+    private final Duration awaitReady;
+    private final String healthStaleStatus;
+    private final String healthProblemStatus;
 
     private InvalidationClientConfig(Builder b) {
         this.bootstrapServers = b.bootstrapServers;
@@ -76,6 +84,9 @@ public final class InvalidationClientConfig {
         this.refreshExecutor = b.refreshExecutor;
         this.listeners = List.copyOf(b.listeners);
         this.commitLagByTable = b.commitLagByTable;
+        this.awaitReady = b.awaitReady;
+        this.healthStaleStatus = b.healthStaleStatus;
+        this.healthProblemStatus = b.healthProblemStatus;
     }
 
     public static Builder builder() {
@@ -127,8 +138,8 @@ public final class InvalidationClientConfig {
     }
 
     /**
-     * Whether a bound topic that does not exist means its caches cannot be proven fresh (the default, since
-     * issue 14): a misspelled {@code topic-prefix} or table, or a table the connector does not capture, would
+     * Whether a bound topic that does not exist means its caches cannot be proven fresh (the default): a
+     * misspelled {@code topic-prefix} or table, or a table the connector does not capture, would
      * otherwise look fresh forever while nothing invalidates it. Such topics are logged at WARN and reported as
      * {@link dev.cdccache.client.staleness.FreshnessProblem.Kind#MISSING_TOPIC}. Set to {@code false} only for a
      * connector that creates topics lazily on a table's first change (Kafka Connect without pre-created topics).
@@ -196,7 +207,32 @@ public final class InvalidationClientConfig {
         return commitLagByTable;
     }
 
-    /** Builder of an {@link InvalidationClientConfig}; not thread-safe. */
+    /**
+     * How long the application's start-up waits for the client to be ready (positioned at the log end): front ends
+     * that start the client with the application (the Spring starter, the Hibernate module) wait this long, and
+     * start-up goes on either way; caches pass loads through until the client is ready.
+     */
+    public Duration awaitReady() {
+        return awaitReady;
+    }
+
+    /**
+     * The status a health endpoint reports while the client is not ready or not fresh for a reason that clears by
+     * itself (default {@code DEGRADED}); used by the Spring starter's health indicator.
+     */
+    public String healthStaleStatus() {
+        return healthStaleStatus;
+    }
+
+    /**
+     * The status a health endpoint reports while a problem needs an operator: a missing topic, a table no connector
+     * heartbeat covers (default {@code DOWN}); used by the Spring starter's health indicator.
+     */
+    public String healthProblemStatus() {
+        return healthProblemStatus;
+    }
+
+    /** Builder of an {@link InvalidationClientConfig}, holding the default of every setting; not thread-safe. */
     public static final class Builder {
         private String bootstrapServers;
         private String topicPrefix = ChangeTopics.DEFAULT_PREFIX;
@@ -219,8 +255,29 @@ public final class InvalidationClientConfig {
         private Executor refreshExecutor = ForkJoinPool.commonPool();
         private final List<InvalidationListener> listeners = new ArrayList<>();
         private boolean commitLagByTable;
+        private Duration awaitReady = Duration.ofSeconds(10);
+        private String healthStaleStatus = "DEGRADED";
+        private String healthProblemStatus = "DOWN";
 
         private Builder() {
+        }
+
+        /** See {@link InvalidationClientConfig#awaitReady()}. */
+        public Builder awaitReady(Duration awaitReady) {
+            this.awaitReady = awaitReady;
+            return this;
+        }
+
+        /** See {@link InvalidationClientConfig#healthStaleStatus()}. */
+        public Builder healthStaleStatus(String status) {
+            this.healthStaleStatus = status;
+            return this;
+        }
+
+        /** See {@link InvalidationClientConfig#healthProblemStatus()}. */
+        public Builder healthProblemStatus(String status) {
+            this.healthProblemStatus = status;
+            return this;
         }
 
         /** See {@link InvalidationClientConfig#commitLagByTable()}. */
@@ -362,6 +419,12 @@ public final class InvalidationClientConfig {
                     "must be a positive duration, was " + positionCheckInterval);
             require(positionCheckInterval.compareTo(maxStaleness) < 0, "position-check-interval",
                     "must be shorter than max-staleness (" + maxStaleness + "), was " + positionCheckInterval);
+            require(awaitReady != null && !awaitReady.isNegative(), "await-ready",
+                    "must be a duration of 0 or more, was " + awaitReady);
+            require(healthStaleStatus != null && !healthStaleStatus.isBlank(), "health.stale-status",
+                    "must name a health status such as DEGRADED or OUT_OF_SERVICE");
+            require(healthProblemStatus != null && !healthProblemStatus.isBlank(), "health.problem-status",
+                    "must name a health status such as DOWN or OUT_OF_SERVICE");
             require(kafkaSecurity != null, "kafka.security", "is required (KafkaSecurity.plaintext() for none)");
             for (SettingProblem problem : kafkaSecurity.problems("kafka.security.")) {
                 throw new InvalidConfigurationException(problem.setting(), problem.problem());

@@ -70,6 +70,6 @@ public class HibernateCacheConfiguration {
     CdcInvalidationHealthIndicator cdcInvalidationHealthIndicator(SessionFactory couponSessionFactory) {
         InvalidationClient client = ((CdcRegionFactory) couponSessionFactory.unwrap(SessionFactoryImplementor.class)
                 .getCache().getRegionFactory()).client();
-        return new CdcInvalidationHealthIndicator(client, "DEGRADED");
+        return new CdcInvalidationHealthIndicator(client); // health.* of the client's configuration
     }
 }

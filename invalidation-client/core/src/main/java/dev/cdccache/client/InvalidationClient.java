@@ -252,7 +252,7 @@ public final class InvalidationClient implements AutoCloseable {
     }
 
     /**
-     * The staleness check of DESIGN point 4 for values kept outside the client's caches (e.g. an ORM's query
+     * The staleness check (docs/client.md, guarantee 4) for values kept outside the client's caches (e.g. an ORM's query
      * results): may a value whose database read started at {@code loadedAtMillis} be served now? Same policy,
      * bound and check as the caches' hits.
      */

@@ -86,7 +86,7 @@ public final class ClientMetrics {
                     .description("Bad input and consumer failures, by reason").register(this.registry));
             errorCounts.put(reason, new LongAdder());
         }
-        // Named as THE invalidation lag: the only lag with millisecond resolution on MariaDB (issue 16).
+        // Named as THE invalidation lag: the only lag with millisecond resolution on MariaDB.
         this.heartbeatLag = Timer.builder("cdc.client.invalidation.lag").tags(commonTags)
                 .description("Database write (heartbeat row, microsecond DATETIME(6)) to applied by this client")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))

@@ -9,7 +9,7 @@ import dev.cdccache.client.staleness.HeartbeatCoverage.Status;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The per-connector freshness rules of CONTRACT.md, as pure logic. */
+/** The per-connector freshness rules (docs/contract.md, "Heartbeats"), as pure logic. */
 class HeartbeatCoverageTest {
 
     private static final long NOW = 1_800_000_000_000L;

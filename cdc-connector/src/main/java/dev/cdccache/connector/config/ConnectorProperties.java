@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 import org.springframework.validation.annotation.Validated;
@@ -235,6 +236,7 @@ public class ConnectorProperties implements Validator {
         private String bootstrapServers;
         /** Authentication and encryption of every connection to Kafka (typed; see {@link KafkaSecurity}). */
         @NotNull
+        @NestedConfigurationProperty // a record of another module: list its settings in the IDE metadata
         private KafkaSecurity security = KafkaSecurity.plaintext();
         /**
          * Further client properties passed to every Kafka client (e.g. {@code ssl.cipher.suites}); a property the

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -92,7 +93,9 @@ public record CdcInvalidationProperties(Boolean enabled, String bootstrapServers
      * @param properties extra Kafka consumer properties (e.g. ssl.cipher.suites); group.id is ignored, every instance
      *        reads every partition itself; a property kafka.security produces may not be repeated here
      */
-    public record Kafka(KafkaSecurity security, Map<String, String> properties) {
+    public record Kafka(
+            // A record of another module: the annotation lists its settings in the IDE metadata.
+            @NestedConfigurationProperty KafkaSecurity security, Map<String, String> properties) {
     }
 
     /**

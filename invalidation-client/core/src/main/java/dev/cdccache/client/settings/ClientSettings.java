@@ -130,7 +130,7 @@ public final class ClientSettings {
     public static final Setting<java.nio.file.Path> KAFKA_SECURITY_SSL_TRUSTSTORE_LOCATION = Setting.client(
             "kafka.security.ssl.truststore-location", PATH, "/etc/kafka/truststore.p12",
             (t, v) -> t.security().truststoreLocation(v), c -> c.kafkaSecurity().ssl().truststoreLocation())
-            .derivedDefault("the JVM's trust store");
+            .derivedDefault("the JVM's default");
     /** The trust store's password. */
     public static final Setting<String> KAFKA_SECURITY_SSL_TRUSTSTORE_PASSWORD = Setting.client(
             "kafka.security.ssl.truststore-password", SECRET, "truststore-password",
@@ -159,7 +159,7 @@ public final class ClientSettings {
     public static final Setting<String> KAFKA_SECURITY_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM = Setting.client(
             "kafka.security.ssl.endpoint-identification-algorithm", STRING, "",
             (t, v) -> t.security().endpointIdentificationAlgorithm(v),
-            c -> c.kafkaSecurity().ssl().endpointIdentificationAlgorithm()).derivedDefault("https (Kafka's)");
+            c -> c.kafkaSecurity().ssl().endpointIdentificationAlgorithm()).derivedDefault("Kafka's https");
     /** Health status while not ready or not fresh for a reason that clears by itself. */
     public static final Setting<String> HEALTH_STALE_STATUS = Setting.client("health.stale-status", STRING,
             "OUT_OF_SERVICE", (t, v) -> t.config().healthStaleStatus(v), InvalidationClientConfig::healthStaleStatus);

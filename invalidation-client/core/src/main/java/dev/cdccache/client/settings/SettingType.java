@@ -36,7 +36,7 @@ final class SettingType<T> {
     static final SettingType<Integer> BYTES = new SettingType<>(Integer.class, SettingType::toBytes,
             SettingType::formatBytes);
     static final SettingType<Double> NUMBER = new SettingType<>(Double.class, SettingType::toDouble,
-            value -> value.toString());
+            value -> java.math.BigDecimal.valueOf(value).stripTrailingZeros().toPlainString());
     static final SettingType<Path> PATH = new SettingType<>(Path.class,
             value -> value instanceof Path path ? path : Path.of(value.toString().strip()), Object::toString);
     /** A list given as a list, or as text separated by commas. */

@@ -15,7 +15,7 @@ export REDIS_PORT="${REDIS_PORT:-26379}"
 COUPON_PORTS="${COUPON_PORTS:-8081 8082}"
 TICKET_PORT="${TICKET_PORT:-8083}"
 CONNECTOR_PORT="${CONNECTOR_PORT:-8090}"
-# Heap of every service instance: the size docs/benchmarks.md recommends (seed 003 lost its tail to 128 MB).
+# Heap of every service instance: the size docs/benchmarks.md recommends (a 128 MB heap loses the tail).
 SERVICE_HEAP="${SERVICE_HEAP:-512m}"
 COUPON_DATA="${COUPON_DATA:-full}"          # coupon-service generator plan: full | small | PLACES:COUPONS[:ATTRS]
 TICKET_LOTS="${TICKET_LOTS:-5}"

@@ -202,7 +202,7 @@ class ChangeEventsIT {
         long before = System.currentTimeMillis() * 1000;
         Change heartbeat = recorder.await(HEARTBEAT_TOPIC,
                 c -> c.value() != null && c.value().path("after").path("ts").asLong() >= before - 2_000_000, 1, WAIT).get(0);
-        // CONTRACT.md, "Heartbeat table": one row per connector, id = the connector's name
+        // docs/contract.md, "Heartbeats": one row per connector, id = the connector's name
         assertThat(heartbeat.key()).isEqualTo("{\"id\":\"events-it\"}");
         JsonNode after = heartbeat.value().path("after");
         assertThat(after.path("id").asString()).isEqualTo("events-it");

@@ -39,7 +39,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * CONTRACT.md, "Epoch", for real: a MariaDB of its own (binlogs are purged here), the shared Kafka broker, the
+ * Epochs (docs/contract.md, "Epochs") for real: a MariaDB of its own (binlogs are purged here), the shared Kafka broker, the
  * connector restarted in the situations where it can or cannot prove that it resumes where it stopped. Clients see
  * a new epoch in the heartbeat exactly when changes may have been missed; log and health say what happened.
  */

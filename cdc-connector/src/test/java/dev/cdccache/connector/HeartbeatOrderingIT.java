@@ -35,7 +35,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * CONTRACT.md, "Ordering", on a real three-broker KRaft cluster with replication factor 3: a change and a heartbeat
+ * Ordering (docs/contract.md, "Ordering") on a real three-broker KRaft cluster with replication factor 3: a change and a heartbeat
  * row committed after it (one transaction, so one batch of the engine) go to partitions led by different brokers;
  * the change's leader stalls (SIGSTOP). A client must not see the heartbeat before the change: it would advance its
  * watermark past a change it has not applied.

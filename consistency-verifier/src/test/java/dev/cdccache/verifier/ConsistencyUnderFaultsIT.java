@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The short form of the consistency verifier (issue 8): about two minutes of writes, reads on three client
+ * The short form of the consistency verifier (docs/consistency.md): about two minutes of writes, reads on three client
  * instances and faults (connector kill -9, Kafka restart, client restart, consumer pause, MariaDB restart)
  * against the real MariaDB, Kafka and connector process. The report is written to
  * {@code target/consistency-report-short.md}.

@@ -6,7 +6,7 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 
 /**
- * The coupon API of seed 000: coupon metadata, attributes and places read through a cache chosen by
+ * A read-heavy coupon API: coupon metadata, attributes and places read through a cache chosen by
  * {@code coupon.cache.mode} ({@code none}, {@code local} = Caffeine kept fresh by CDC, {@code redis}),
  * progress counts and user coupons always from the database.
  *

@@ -129,14 +129,14 @@ class ComposeStackIT {
                 columns.put(rs.getString(1), rs.getString(2) + " " + rs.getString(3) + " " + rs.getString(4));
             }
         }
-        // /work/CONTRACT.md, "Heartbeat row: one per connector"
+        // docs/contract.md, "Heartbeats": one row per connector
         assertThat(columns).containsExactlyInAnyOrderEntriesOf(Map.of(
                 "id", "varchar(190) NO PRI", "ts", "datetime(6) NO ", "epoch", "varchar(64) NO ", "tables", "text NO "));
 
         boolean written = waitForHeartbeatRow();
         if (!written && Files.readString(running.get("cdc-connector").logFile()).contains("'epoch'")) {
             Assumptions.abort("this connector writes the former heartbeat row (id, ts) and the database refuses it"
-                    + " without epoch and tables: heartbeats start with the connector that writes CONTRACT.md's row");
+                    + " without epoch and tables: heartbeats start with the connector that writes the row of docs/contract.md");
         }
         assertThat(written).as("a heartbeat row written (connector log: " + running.get("cdc-connector").logFile() + ")").isTrue();
         for (String service : List.of("coupon-service-1", "coupon-lookup-service", "ticket-orchestrator")) {
@@ -244,7 +244,7 @@ class ComposeStackIT {
      * ... could not be established" flood) from the outage until the recovery, while health and metrics show the
      * state the whole time and the recovery after it, and a change committed during the outage still reaches the
      * caches. (Freshness itself needs heartbeats, which the contract-shaped table of the compose stack only gets
-     * from the connector that writes CONTRACT.md's row: its return is checked only where they flow.)
+     * from the connector that writes the row of docs/contract.md: its return is checked only where they flow.)
      */
     @Test
     @Order(5)

@@ -28,7 +28,7 @@ import org.commonmark.parser.Parser;
 import org.junit.jupiter.api.Test;
 
 /**
- * No broken links in the documentation (issue 16): every relative link and image of README.md, docs/*.md and the
+ * No broken links in the documentation: every relative link and image of README.md, docs/*.md and the
  * other Markdown files of the repository points at a file or folder that exists, and every {@code #anchor} at a
  * heading (GitHub's anchor of it) or an explicit {@code id}/{@code name} of the target page. Links are read with
  * a CommonMark parser, so examples inside code blocks and code spans are not links. External links

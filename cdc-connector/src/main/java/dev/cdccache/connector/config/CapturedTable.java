@@ -1,5 +1,6 @@
 package dev.cdccache.connector.config;
 
+import dev.cdccache.contract.ChangeTopics;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -38,7 +39,7 @@ public record CapturedTable(String database, String table) {
 
     /** The change topic, {@code <prefix>.<database>.<table>} (Debezium's default topic naming). */
     public String topic(String topicPrefix) {
-        return topicPrefix + "." + database + "." + table;
+        return ChangeTopics.of(topicPrefix, database, table);
     }
 
     /** The name as an exact-match regular expression, as Debezium's include lists expect. */

@@ -1,5 +1,8 @@
 package dev.cdccache.connector.config;
 
+import dev.cdccache.contract.HeartbeatTable;
+import dev.cdccache.contract.KafkaSecurity;
+import dev.cdccache.contract.SettingProblem;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
@@ -15,6 +18,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 import org.springframework.validation.annotation.Validated;
 
 /**
@@ -22,11 +28,12 @@ import org.springframework.validation.annotation.Validated;
  *
  * <p>Binding is strict: a setting under {@code cdc.connector} that this class does not know fails
  * start-up (a typo must not silently fall back to a default), and the constraints below are
- * checked before anything connects. {@link #toString()} never shows the database password.
+ * checked before anything connects; so are the Kafka security settings ({@link #validate}), which name the
+ * offending setting. {@link #toString()} never shows the database password.
  */
 @Validated
 @ConfigurationProperties(prefix = ConnectorProperties.PREFIX, ignoreUnknownFields = false)
-public class ConnectorProperties {
+public class ConnectorProperties implements Validator {
 
     /** The prefix every setting of this class lives under. */
     public static final String PREFIX = "cdc.connector";
@@ -143,6 +150,19 @@ public class ConnectorProperties {
     public void setDebezium(Map<String, String> debezium) { this.debezium = debezium; }
 
     @Override
+    public boolean supports(Class<?> type) {
+        return ConnectorProperties.class.isAssignableFrom(type);
+    }
+
+    /** Rejects Kafka security settings that cannot work, each problem naming its {@code cdc.connector.kafka.security} setting. */
+    @Override
+    public void validate(Object target, Errors errors) {
+        for (SettingProblem problem : ((ConnectorProperties) target).kafka.security.problems(PREFIX + ".kafka.security.")) {
+            errors.reject("kafkaSecurity", problem.toString());
+        }
+    }
+
+    @Override
     public String toString() {
         return "ConnectorProperties{name=" + name + ", database=" + database + ", tables=" + tables
                 + ", topicPrefix=" + topicPrefix + ", topicPartitions=" + topicPartitions
@@ -215,9 +235,9 @@ public class ConnectorProperties {
         @NotBlank
         private String bootstrapServers;
         /** Authentication and encryption of every connection to Kafka (typed; see {@link KafkaSecurity}). */
-        @Valid
         @NotNull
-        private KafkaSecurity security = new KafkaSecurity();
+        @NestedConfigurationProperty // a record of another module: list its settings in the IDE metadata
+        private KafkaSecurity security = KafkaSecurity.plaintext();
         /**
          * Further client properties passed to every Kafka client (e.g. {@code ssl.cipher.suites}); a property the
          * {@link #security} settings produce may not be repeated here.
@@ -261,10 +281,10 @@ public class ConnectorProperties {
         /** How often the heartbeat row is written; 0 disables heartbeats. */
         @NotNull
         private Duration interval = Duration.ofSeconds(1);
-        /** The heartbeat table, {@code database.table}, with columns {@code id} and {@code ts DATETIME(6)}. */
+        /** The heartbeat table, {@code database.table}, of the shape docs/contract.md gives (one row per connector). */
         @NotBlank
         @Pattern(regexp = "[^.\\s]+\\.[^.\\s]+", message = "must be written as database.table")
-        private String table = "cdc_meta.heartbeat";
+        private String table = HeartbeatTable.DEFAULT_NAME;
 
         public Duration getInterval() { return interval; }
         public void setInterval(Duration interval) { this.interval = interval; }

@@ -2,6 +2,8 @@ package dev.cdccache.connector.config;
 
 import dev.cdccache.connector.config.ConnectorProperties.Flavor;
 import dev.cdccache.connector.heartbeat.HeartbeatRow;
+import dev.cdccache.contract.ConnectorHeader;
+import dev.cdccache.contract.Epoch;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -12,7 +14,6 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.stream.Collectors;
 
 /**
@@ -25,12 +26,6 @@ public final class DebeziumSettings {
 
     /** Topic prefix of Debezium's own heartbeat records (they carry only a binlog position). */
     public static final String HEARTBEAT_TOPIC_PREFIX = "__debezium-heartbeat";
-
-    /**
-     * Kafka header every published record carries, value = the connector's name in UTF-8 (CONTRACT.md, "Header"):
-     * clients accept a heartbeat only from the connector whose row it is.
-     */
-    public static final String CONNECTOR_HEADER = "cdc-connector";
 
     /** Environment variable the exported Kafka Connect configuration reads the password from. */
     public static final String PASSWORD_ENV_VARIABLE = "CDC_CONNECTOR_DATABASE_PASSWORD";
@@ -199,12 +194,12 @@ public final class DebeziumSettings {
             // No continuity check runs there either: the epoch is chosen at export, so deploying a new export
             // (what an operator does after a gap) starts a new epoch.
             config.put("heartbeat.action.query", heartbeatRow().orElseThrow()
-                    .literalUpsertStatement("connect-" + UUID.randomUUID()));
+                    .literalUpsertStatement("connect-" + Epoch.next()));
         }
-        // CONTRACT.md, "Header": the same header the embedded connector sets on every record.
+        // The same header the embedded connector sets on every record (docs/contract.md, "The connector header").
         config.put("transforms", "connectorHeader");
         config.put("transforms.connectorHeader.type", "org.apache.kafka.connect.transforms.InsertHeader");
-        config.put("transforms.connectorHeader.header", CONNECTOR_HEADER);
+        config.put("transforms.connectorHeader.header", ConnectorHeader.NAME);
         config.put("transforms.connectorHeader.value.literal", properties.getName());
         config.put("tasks.max", "1");
         config.put("key.converter", JSON_CONVERTER);

@@ -7,7 +7,7 @@ import java.util.Objects;
  * What the connector could prove about its position at start: the epoch it publishes in its heartbeat row, and
  * why that epoch was kept or replaced. Immutable.
  *
- * @param epoch the continuity epoch (CONTRACT.md, "Epoch"); clients drop what they cannot prove when it changes
+ * @param epoch the continuity epoch (docs/contract.md, "Epochs"); clients drop what they cannot prove when it changes
  * @param verdict why the epoch is what it is
  * @param message what happened, for logs and health
  * @param action what the operator should do, empty when nothing

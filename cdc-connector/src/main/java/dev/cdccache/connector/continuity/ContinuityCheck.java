@@ -6,6 +6,8 @@ import dev.cdccache.connector.continuity.Continuity.Verdict;
 import dev.cdccache.connector.heartbeat.HeartbeatRow;
 import dev.cdccache.connector.startup.DatabaseCheck;
 import dev.cdccache.connector.startup.StartupCheckException;
+import dev.cdccache.contract.Epoch;
+import dev.cdccache.contract.HeartbeatTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,21 +16,19 @@ import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Decides, before the engine starts, whether the connector can prove that it resumes exactly where it stopped,
- * and so which epoch its heartbeat row carries (CONTRACT.md, "Epoch"):
+ * and so which epoch its heartbeat row carries (docs/contract.md, "Epochs"):
  *
  * <ul>
  *   <li>stored offsets whose binlog file is still on the server: the epoch of this connector's row is kept;</li>
@@ -57,7 +57,7 @@ public final class ContinuityCheck {
 
     public ContinuityCheck(ConnectorProperties properties, Optional<HeartbeatRow> row, StoredOffsets offsets,
             ContinuityState state, Clock clock) {
-        this(properties, row, offsets, state, () -> UUID.randomUUID().toString(), clock);
+        this(properties, row, offsets, state, Epoch::next, clock);
     }
 
     ContinuityCheck(ConnectorProperties properties, Optional<HeartbeatRow> row, StoredOffsets offsets,
@@ -92,7 +92,7 @@ public final class ContinuityCheck {
         } catch (SQLException e) {
             throw new StartupCheckException("Could not read or write the heartbeat table "
                     + row.map(r -> r.table().qualifiedName()).orElse("") + " on " + where() + ": " + e.getMessage(),
-                    "Check that the table has the columns " + HeartbeatRow.COLUMNS + " and that user '"
+                    "Check that the table has the columns " + HeartbeatTable.COLUMNS + " and that user '"
                             + properties.getDatabase().getUser() + "' may SELECT, INSERT and UPDATE it.", e);
         }
     }
@@ -144,11 +144,11 @@ public final class ContinuityCheck {
                             + " cdc.connector.name changed): a connector must keep its offsets to resume without a gap.",
                     clock.instant());
         }
-        Set<String> mine = new HashSet<>(Arrays.asList(row.map(HeartbeatRow::tablesColumn).orElse("").split(",")));
+        Set<String> mine = new HashSet<>(HeartbeatTable.tablesOf(row.map(HeartbeatRow::tablesColumn).orElse("")));
         List<String> predecessors = new ArrayList<>();
         for (BeatRow other : rows) {
             if (!other.id().equals(properties.getName())
-                    && Arrays.stream(other.tables().split(",")).anyMatch(t -> !t.isEmpty() && mine.contains(t))) {
+                    && HeartbeatTable.tablesOf(other.tables()).stream().anyMatch(mine::contains)) {
                 predecessors.add("'" + other.id() + "' (last heartbeat " + other.ts() + ")");
             }
         }
@@ -201,7 +201,8 @@ public final class ContinuityCheck {
     private static List<BeatRow> readRows(Connection connection, HeartbeatRow row) throws SQLException {
         List<BeatRow> rows = new ArrayList<>();
         try (Statement s = connection.createStatement();
-                ResultSet rs = s.executeQuery("SELECT id, ts, epoch, tables FROM " + row.table().qualifiedName())) {
+                ResultSet rs = s.executeQuery("SELECT " + String.join(", ", HeartbeatTable.COLUMNS) + " FROM "
+                        + row.table().qualifiedName())) {
             while (rs.next()) {
                 Timestamp ts = rs.getTimestamp(2);
                 rows.add(new BeatRow(rs.getString(1), ts == null ? "?" : ts.toLocalDateTime() + " UTC",

@@ -1,5 +1,6 @@
 package dev.cdccache.connector.heartbeat;
 
+import dev.cdccache.contract.HeartbeatTable;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -44,7 +45,7 @@ public final class HeartbeatRecords {
 
     private static Object idOf(SourceRecord record) {
         if (record.key() instanceof Struct key) {
-            Field field = key.schema().field("id");
+            Field field = key.schema().field(HeartbeatTable.ID);
             if (field != null) {
                 return key.get(field);
             }

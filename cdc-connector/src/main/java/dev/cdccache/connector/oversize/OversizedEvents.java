@@ -1,5 +1,7 @@
 package dev.cdccache.connector.oversize;
 
+import dev.cdccache.contract.Envelope;
+import dev.cdccache.contract.ReducedEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +26,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Replaces a change event too large for the producer ({@code max.request.size}, e.g. a row with a 2 MB TEXT
- * value) by the reduced event of CONTRACT.md, "Oversized events": the same envelope ({@code op}, {@code source},
+ * value) by the reduced event of docs/contract.md, "Oversized events": the same envelope ({@code op}, {@code source},
  * {@code ts_ms}) whose {@code before}/{@code after} keep only the primary-key columns, plus a top-level
  * {@code "truncated_columns": [...]} naming the columns removed. The record key, topic and headers are unchanged.
  * Clients evict by key where their key columns survived and the whole cache otherwise, so the event still evicts
@@ -36,9 +38,6 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>Counted in {@code cdc_connector_events_oversized_total{table}} and logged (WARN, table and key). Thread-safe.
  */
 public final class OversizedEvents {
-
-    /** Top-level field of a reduced event listing the removed columns. */
-    public static final String TRUNCATED_COLUMNS = "truncated_columns";
 
     private static final Logger log = LoggerFactory.getLogger(OversizedEvents.class);
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -69,7 +68,7 @@ public final class OversizedEvents {
         Set<String> keyColumns = keyColumns(source);
         ObjectNode value = (ObjectNode) JSON.readTree(full.value());
         Set<String> removed = new LinkedHashSet<>();
-        for (String image : List.of("before", "after")) {
+        for (String image : List.of(Envelope.BEFORE, Envelope.AFTER)) {
             JsonNode row = value.get(image);
             if (row instanceof ObjectNode columns) {
                 List<String> names = new ArrayList<>(columns.propertyNames());
@@ -81,7 +80,7 @@ public final class OversizedEvents {
                 }
             }
         }
-        ArrayNode truncated = value.putArray(TRUNCATED_COLUMNS);
+        ArrayNode truncated = value.putArray(ReducedEvent.TRUNCATED_COLUMNS);
         removed.forEach(truncated::add);
         ProducerRecord<byte[], byte[]> reduced = new ProducerRecord<>(full.topic(), full.partition(), full.timestamp(),
                 full.key(), JSON.writeValueAsBytes(value), full.headers());

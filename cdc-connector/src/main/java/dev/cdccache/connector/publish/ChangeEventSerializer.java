@@ -1,7 +1,6 @@
 package dev.cdccache.connector.publish;
 
-import dev.cdccache.connector.config.DebeziumSettings;
-import java.nio.charset.StandardCharsets;
+import dev.cdccache.contract.ConnectorHeader;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
@@ -14,7 +13,7 @@ import org.apache.kafka.connect.source.SourceRecord;
  * Turns Debezium's change records into Kafka records exactly as Kafka Connect would with
  * {@code JsonConverter} and {@code schemas.enable=false}: the key is the primary key as a JSON
  * object, the value the change-event envelope, a delete's tombstone a {@code null} value. Every record carries
- * the {@value DebeziumSettings#CONNECTOR_HEADER} header with the connector's name (the Kafka Connect export adds
+ * the {@value ConnectorHeader#NAME} header with the connector's name (the Kafka Connect export adds
  * the same header with the InsertHeader transform).
  *
  * <p>Thread-safe once constructed ({@code JsonConverter} keeps no per-call state).
@@ -25,9 +24,9 @@ public final class ChangeEventSerializer {
     private final JsonConverter valueConverter = new JsonConverter();
     private final Header connectorHeader;
 
-    /** @param connectorName the value of the {@value DebeziumSettings#CONNECTOR_HEADER} header */
+    /** @param connectorName the value of the {@value ConnectorHeader#NAME} header */
     public ChangeEventSerializer(String connectorName) {
-        this.connectorHeader = new RecordHeader(DebeziumSettings.CONNECTOR_HEADER, connectorName.getBytes(StandardCharsets.UTF_8));
+        this.connectorHeader = new RecordHeader(ConnectorHeader.NAME, ConnectorHeader.value(connectorName));
         keyConverter.configure(Map.of("schemas.enable", "false", "converter.type", "key"), true);
         valueConverter.configure(Map.of("schemas.enable", "false", "converter.type", "value"), false);
     }

@@ -83,7 +83,7 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
 
     /**
      * Step 1: hands every change record of the batch to the producer (asynchronously). This connector's heartbeat
-     * row is handed over only after Kafka acknowledged every change before it in the batch (CONTRACT.md,
+     * row is handed over only after Kafka acknowledged every change before it in the batch (docs/contract.md,
      * "Ordering"): records on different partitions become visible independently (retries, a slow leader or
      * follower), and a client that saw the heartbeat would take every change committed before its ts for
      * visible.

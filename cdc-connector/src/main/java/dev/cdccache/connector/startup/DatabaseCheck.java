@@ -3,7 +3,7 @@ package dev.cdccache.connector.startup;
 import dev.cdccache.connector.config.CapturedTable;
 import dev.cdccache.connector.config.ConnectorProperties.Flavor;
 import dev.cdccache.connector.config.ConnectorProperties;
-import dev.cdccache.connector.heartbeat.HeartbeatRow;
+import dev.cdccache.contract.HeartbeatTable;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -157,7 +157,7 @@ public final class DatabaseCheck {
                     + where() + ": " + String.join(", ", missing) + ".",
                     "As an administrator run: GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT"
                             + " ON *.* TO '" + database.getUser() + "'@'%'; and for the heartbeat: GRANT INSERT, UPDATE ON "
-                            + heartbeatTable.map(CapturedTable::qualifiedName).orElse("cdc_meta.heartbeat") + " TO '"
+                            + heartbeatTable.map(CapturedTable::qualifiedName).orElse(HeartbeatTable.DEFAULT_NAME) + " TO '"
                             + database.getUser() + "'@'%'; (cdc-connector/sql/connector-user.sql is the complete"
                             + " least-privilege script).");
         }
@@ -188,7 +188,7 @@ public final class DatabaseCheck {
                 String name = heartbeatTable.get().qualifiedName();
                 throw new StartupCheckException("The heartbeat table " + name + " (cdc.connector.heartbeat.table) does not exist on "
                         + where() + ".",
-                        "Create it: " + HeartbeatRow.createStatement(name) + "; or set"
+                        "Create it: " + HeartbeatTable.createStatement(name) + "; or set"
                                 + " cdc.connector.heartbeat.interval=0 to disable heartbeats.");
             }
         }
@@ -210,15 +210,15 @@ public final class DatabaseCheck {
                 }
             }
         }
-        List<String> missing = HeartbeatRow.COLUMNS.stream().filter(c -> !columns.containsKey(c)).toList();
-        String idType = columns.getOrDefault("id", "");
+        List<String> missing = HeartbeatTable.COLUMNS.stream().filter(c -> !columns.containsKey(c)).toList();
+        String idType = columns.getOrDefault(HeartbeatTable.ID, "");
         if (!missing.isEmpty() || !(idType.contains("char") || idType.contains("text"))) {
             String name = table.qualifiedName();
             throw new StartupCheckException("The heartbeat table " + name + " on " + where() + " has the former shape (columns "
                     + columns.keySet() + ", id " + idType + "); this connector writes one row per connector: id = its name,"
                     + " ts, epoch, tables.",
-                    "Migrate it (MariaDB): " + HeartbeatRow.migrateStatement(name) + "; or drop and re-create it: "
-                            + HeartbeatRow.createStatement(name) + ".");
+                    "Migrate it (MariaDB): " + HeartbeatTable.migrateStatement(name) + "; or drop and re-create it: "
+                            + HeartbeatTable.createStatement(name) + ".");
         }
     }
 

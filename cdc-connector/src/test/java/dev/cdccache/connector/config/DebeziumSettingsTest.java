@@ -3,6 +3,7 @@ package dev.cdccache.connector.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.cdccache.contract.KafkaSecurity;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -174,13 +175,9 @@ class DebeziumSettingsTest {
 
     private static ConnectorProperties scramOverTls() {
         ConnectorProperties p = properties();
-        KafkaSecurity security = p.getKafka().getSecurity();
-        security.setProtocol(KafkaSecurity.Protocol.SASL_SSL);
-        security.getSasl().setUsername("cdc-connector");
-        security.getSasl().setPassword("sasl-s3cret");
-        security.getSsl().setTruststoreLocation(Path.of("/etc/kafka/truststore.p12"));
-        security.getSsl().setTruststorePassword("trust-s3cret");
-        security.getSsl().setTruststoreType("PKCS12");
+        p.getKafka().setSecurity(KafkaSecurity.builder().protocol(KafkaSecurity.Protocol.SASL_SSL)
+                .username("cdc-connector").password("sasl-s3cret")
+                .truststore(Path.of("/etc/kafka/truststore.p12"), "trust-s3cret", "PKCS12").build());
         return p;
     }
 

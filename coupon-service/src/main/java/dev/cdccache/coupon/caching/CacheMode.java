@@ -9,7 +9,7 @@ public enum CacheMode {
     /** A shared remote cache in Redis with TTL expiry: the usual approach, stale up to the TTL. */
     REDIS,
     /**
-     * JPA entities in Hibernate's second-level cache (seed 000's own setup), whose regions are the invalidation
+     * JPA entities in Hibernate's second-level cache (a usual setup of such a service), whose regions are the invalidation
      * client's caches, kept consistent by the change stream ({@code invalidation-client-hibernate}).
      */
     HIBERNATE

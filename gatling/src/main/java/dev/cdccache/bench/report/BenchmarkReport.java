@@ -110,7 +110,7 @@ public final class BenchmarkReport {
                 + " of 50-400 ids, 5% by-code, available-coupon and issue requests), spread over two coupon-service"
                 + " instances, same data, one mode after the other in this run. `none` reads MariaDB every time,"
                 + " `redis` is a shared Redis cache with a 60 s TTL, `local` is this platform (Caffeine + CDC"
-                + " invalidation), `hibernate` is seed 000's own setup, JPA entities in Hibernate's second-level"
+                + " invalidation), `hibernate` is a usual setup of such a service, JPA entities in Hibernate's second-level"
                 + " cache (NONSTRICT_READ_WRITE, multi-load for bulk lookups), on this platform's region factory"
                 + " (invalidation-client-hibernate). Each mode restarts both instances and gets a discarded warm-up pass at the"
                 + " same-load rate before anything is measured; then the staircase, then the same-load run.");
@@ -607,7 +607,7 @@ public final class BenchmarkReport {
         String live = m.isEmpty() ? "?" : m.get("heap_after_mb", "?");
         line("Recommended heap: " + env.get("service.heap", "?") + " per instance with the default cache bounds"
                 + " (`coupons` maximumSize 100,000): the live heap with every coupon cached was " + live
-                + " MB, so 128 MB (seed 003's heap) cannot hold the full cache; the 128 MB row only shows that a"
+                + " MB, so 128 MB (the ticket service's former heap) cannot hold the full cache; the 128 MB row only shows that a"
                 + " partly filled cache (the hot set) runs in it.");
         line("");
     }

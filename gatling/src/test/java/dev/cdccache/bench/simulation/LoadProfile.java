@@ -26,7 +26,7 @@ import java.util.List;
  *     (requests in flight beyond {@code -DsaturationSeconds} of queueing), so saturation is found without
  *     drowning the machine.</li>
  * <li>{@code closed}: {@code -Dusers} concurrent users back to back.</li>
- * <li>{@code seed003} (closed): seed 003's profile, ramp 1 to 5 users over 10 s, hold 5 for 40 s, ramp
+ * <li>{@code seed003} (closed): the ticket service's reference profile, ramp 1 to 5 users over 10 s, hold 5 for 40 s, ramp
  *     5 to 1 over 30 s, after a warm-up; {@code -DtimeScale} shortens it for smoke runs.</li>
  * </ul>
  */

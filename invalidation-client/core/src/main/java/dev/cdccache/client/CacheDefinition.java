@@ -38,7 +38,7 @@ public final class CacheDefinition {
         this.shortForm = b.shortFormUsed && b.sources.isEmpty();
         List<SourceDefinition> all = new ArrayList<>(b.sources);
         if (b.shortFormUsed) {
-            all.add(0, b.evictAll ? SourceDefinition.evictAll(b.table) : SourceDefinition.keys(b.table, b.keyColumns));
+            all.add(0, b.shortForm.build());
         }
         this.sources = List.copyOf(all);
         this.mixedForms = b.shortFormUsed && !b.sources.isEmpty();
@@ -112,14 +112,15 @@ public final class CacheDefinition {
         return "cache " + name + " " + sources + " key " + keyType + " spec " + spec;
     }
 
-    /** Builder of a {@link CacheDefinition}; not thread-safe. */
-    public static final class Builder {
+    /**
+     * Builder of a {@link CacheDefinition}; not thread-safe. A cache fed by one table takes that table's settings
+     * itself (the short form, {@link SourceSettings}); a cache fed by several lists them with {@link #source}.
+     */
+    public static final class Builder implements SourceSettings<Builder> {
         private final String name;
         private final List<SourceDefinition> sources = new ArrayList<>();
         private boolean shortFormUsed;
-        private String table;
-        private List<String> keyColumns = List.of();
-        private boolean evictAll;
+        private final SourceDefinition.Builder shortForm = SourceDefinition.builder();
         private KeyType keyType = KeyType.AUTO;
         private String spec = DEFAULT_SPEC;
         private boolean cacheNulls = true;
@@ -132,8 +133,9 @@ public final class CacheDefinition {
         }
 
         /** Short form for a cache fed by one table: the table ({@code database.table}). */
+        @Override
         public Builder table(String table) {
-            this.table = table;
+            shortForm.table(table);
             this.shortFormUsed = true;
             return this;
         }
@@ -144,15 +146,30 @@ public final class CacheDefinition {
         }
 
         /** Short form: the key columns of {@link #table(String)}, in key order. */
+        @Override
         public Builder keyColumns(List<String> columns) {
-            this.keyColumns = columns == null ? List.of() : List.copyOf(columns);
+            shortForm.keyColumns(columns);
             this.shortFormUsed = true;
             return this;
         }
 
         /** Short form: any change of {@link #table(String)} evicts the whole cache. */
         public Builder evictAll() {
-            this.evictAll = true;
+            return evict(Evict.ALL);
+        }
+
+        /** Short form: what a change of {@link #table(String)} evicts. */
+        @Override
+        public Builder evict(Evict evict) {
+            shortForm.evict(evict);
+            this.shortFormUsed = true;
+            return this;
+        }
+
+        /** Short form: the topic to read instead of {@code <topic-prefix>.<database>.<table>}. */
+        @Override
+        public Builder topic(String topic) {
+            shortForm.topic(topic);
             this.shortFormUsed = true;
             return this;
         }

@@ -24,6 +24,14 @@ public class InvalidConfigurationException extends IllegalArgumentException {
         return setting;
     }
 
+    /**
+     * The setting's full name under {@code root} (e.g. {@code "cdc.invalidation."}): the configuration's rules name
+     * settings relative to the root, a reader of flat settings names the keys it read in full.
+     */
+    public String setting(String root) {
+        return setting.startsWith(root) ? setting : root + setting;
+    }
+
     /** What is wrong with it and what to write instead. */
     public String problem() {
         return problem;

@@ -1,6 +1,9 @@
 package dev.cdccache.client;
 
 import com.github.benmanes.caffeine.cache.CaffeineSpec;
+import dev.cdccache.contract.ChangeTopics;
+import dev.cdccache.contract.KafkaSecurity;
+import dev.cdccache.contract.SettingProblem;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +21,11 @@ import java.util.regex.Pattern;
  * Everything an {@link InvalidationClient} needs: the Kafka cluster, the topic naming, the staleness bound and
  * the caches. Immutable and validated: {@link Builder#build()} throws {@link InvalidConfigurationException}
  * naming the first wrong setting.
+ *
+ * <p>This is the client's one settings model: the defaults are the {@link Builder}'s, every rule is checked in
+ * {@link Builder#build()}, and every front end gets here through the same reader of the {@code cdc.invalidation.*}
+ * settings ({@link dev.cdccache.client.settings.ClientSettings}), whose catalogue names each setting and where it
+ * lands in this class.
  */
 public final class InvalidationClientConfig {
 
@@ -53,11 +61,14 @@ public final class InvalidationClientConfig {
     private final List<InvalidationListener> listeners;
     private final boolean commitLagByTable;
     private final Duration maxClockSkew;
+    private final Duration awaitReady;
+    private final String healthStaleStatus;
+    private final String healthProblemStatus;
 
     private InvalidationClientConfig(Builder b) {
         this.bootstrapServers = b.bootstrapServers;
         this.topicPrefix = b.topicPrefix;
-        this.heartbeatTopic = b.heartbeatTopic != null ? b.heartbeatTopic : b.topicPrefix + ".cdc_meta.heartbeat";
+        this.heartbeatTopic = b.heartbeatTopic != null ? b.heartbeatTopic : ChangeTopics.heartbeat(b.topicPrefix);
         this.heartbeatRequired = b.heartbeatRequired;
         this.maxStaleness = b.maxStaleness;
         this.stalenessPolicy = b.stalenessPolicy;
@@ -77,6 +88,9 @@ public final class InvalidationClientConfig {
         this.listeners = List.copyOf(b.listeners);
         this.commitLagByTable = b.commitLagByTable;
         this.maxClockSkew = b.maxClockSkew;
+        this.awaitReady = b.awaitReady;
+        this.healthStaleStatus = b.healthStaleStatus;
+        this.healthProblemStatus = b.healthProblemStatus;
     }
 
     public static Builder builder() {
@@ -206,10 +220,35 @@ public final class InvalidationClientConfig {
         return maxClockSkew;
     }
 
-    /** Builder of an {@link InvalidationClientConfig}; not thread-safe. */
+    /**
+     * How long the application's start-up waits for the client to be ready (positioned at the log end): front ends
+     * that start the client with the application (the Spring starter, the Hibernate module) wait this long, and
+     * start-up goes on either way; caches pass loads through until the client is ready.
+     */
+    public Duration awaitReady() {
+        return awaitReady;
+    }
+
+    /**
+     * The status a health endpoint reports while the client is not ready or not fresh for a reason that clears by
+     * itself (default {@code DEGRADED}); used by the Spring starter's health indicator.
+     */
+    public String healthStaleStatus() {
+        return healthStaleStatus;
+    }
+
+    /**
+     * The status a health endpoint reports while a problem needs an operator: a missing topic, a table no connector
+     * heartbeat covers (default {@code DOWN}); used by the Spring starter's health indicator.
+     */
+    public String healthProblemStatus() {
+        return healthProblemStatus;
+    }
+
+    /** Builder of an {@link InvalidationClientConfig}, holding the default of every setting; not thread-safe. */
     public static final class Builder {
         private String bootstrapServers;
-        private String topicPrefix = "cdc";
+        private String topicPrefix = ChangeTopics.DEFAULT_PREFIX;
         private String heartbeatTopic;
         private boolean heartbeatRequired = true;
         private Duration maxStaleness = DEFAULT_MAX_STALENESS;
@@ -230,6 +269,9 @@ public final class InvalidationClientConfig {
         private final List<InvalidationListener> listeners = new ArrayList<>();
         private boolean commitLagByTable;
         private Duration maxClockSkew = DEFAULT_MAX_CLOCK_SKEW;
+        private Duration awaitReady = Duration.ofSeconds(10);
+        private String healthStaleStatus = "DEGRADED";
+        private String healthProblemStatus = "DOWN";
 
         private Builder() {
         }
@@ -237,6 +279,24 @@ public final class InvalidationClientConfig {
         /** See {@link InvalidationClientConfig#maxClockSkew()}. */
         public Builder maxClockSkew(Duration maxClockSkew) {
             this.maxClockSkew = maxClockSkew;
+            return this;
+        }
+
+        /** See {@link InvalidationClientConfig#awaitReady()}. */
+        public Builder awaitReady(Duration awaitReady) {
+            this.awaitReady = awaitReady;
+            return this;
+        }
+
+        /** See {@link InvalidationClientConfig#healthStaleStatus()}. */
+        public Builder healthStaleStatus(String status) {
+            this.healthStaleStatus = status;
+            return this;
+        }
+
+        /** See {@link InvalidationClientConfig#healthProblemStatus()}. */
+        public Builder healthProblemStatus(String status) {
+            this.healthProblemStatus = status;
             return this;
         }
 
@@ -382,7 +442,16 @@ public final class InvalidationClientConfig {
             require(maxClockSkew != null && !maxClockSkew.isNegative() && maxClockSkew.compareTo(maxStaleness) < 0,
                     "max-clock-skew", "must be a duration from 0 up to below max-staleness (" + maxStaleness
                             + "), e.g. 250ms; was " + maxClockSkew);
+            require(awaitReady != null && !awaitReady.isNegative(), "await-ready",
+                    "must be a duration of 0 or more, was " + awaitReady);
+            require(healthStaleStatus != null && !healthStaleStatus.isBlank(), "health.stale-status",
+                    "must name a health status such as DEGRADED or OUT_OF_SERVICE");
+            require(healthProblemStatus != null && !healthProblemStatus.isBlank(), "health.problem-status",
+                    "must name a health status such as DOWN or OUT_OF_SERVICE");
             require(kafkaSecurity != null, "kafka.security", "is required (KafkaSecurity.plaintext() for none)");
+            for (SettingProblem problem : kafkaSecurity.problems("kafka.security.")) {
+                throw new InvalidConfigurationException(problem.setting(), problem.problem());
+            }
             for (String key : kafkaSecurity.clientProperties().keySet()) {
                 require(!kafkaProperties.containsKey(key), "kafka.properties." + key,
                         "is also set by kafka.security; keep one (the typed kafka.security settings are preferred)");

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The lag metric a user sees by default is the accurate one (issue 16): {@code cdc.client.invalidation.lag} is
+ * The lag metric a user sees by default is the accurate one: {@code cdc.client.invalidation.lag} is
  * measured from the heartbeat row's {@code DATETIME(6)} write time, at millisecond resolution, while
  * {@code source.ts_ms}, which MariaDB truncates to the second, feeds only the opt-in
  * {@code cdc.client.commit.lag}.

@@ -30,10 +30,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Issue 14 against a real Kafka broker: the records two connectors would publish (CONTRACT.md: heartbeat rows
- * with {@code id}/{@code ts}/{@code epoch}/{@code tables}, the {@code cdc-connector} header, oversized events with
- * {@code truncated_columns}) are produced here directly, so the client side is tested while the connector side
- * is built elsewhere. One client, one set of topics per run (a unique prefix); tests run in order.
+ * Per-connector freshness against a real Kafka broker: the records two connectors would publish
+ * (docs/contract.md: heartbeat rows with {@code id}/{@code ts}/{@code epoch}/{@code tables}, the
+ * {@code cdc-connector} header, oversized events with {@code truncated_columns}) are produced here directly, so
+ * the client side is tested while the connector side is built elsewhere. One client, one set of topics per run (a unique prefix); tests run in order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PerConnectorFreshnessIT {

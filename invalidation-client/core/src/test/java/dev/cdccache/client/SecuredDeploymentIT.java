@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.read.ListAppender;
+import dev.cdccache.contract.KafkaSecurity;
 import dev.cdccache.infra.DataDirectories;
 import dev.cdccache.infra.LocalStack;
 import dev.cdccache.infra.connector.ConnectorProcess;
@@ -52,7 +53,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The production settings of issue 16, end to end with real processes: a Kafka broker that requires SASL/SCRAM
+ * Production security settings, end to end with real processes: a Kafka broker that requires SASL/SCRAM
  * over TLS, the connector process connecting to MariaDB as the least-privilege user created from
  * {@code cdc-connector/sql/connector-user.sql}, its secrets from the environment and a configtree file, a table
  * configured to send only its key column, and an invalidation client over SCRAM/TLS. One stack for the class.

@@ -7,6 +7,7 @@ import dev.cdccache.client.metrics.ClientMetrics;
 import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.HeartbeatCoverage;
 import dev.cdccache.client.staleness.StalenessGuard;
+import dev.cdccache.contract.ConnectorHeader;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -48,8 +49,8 @@ import org.slf4j.LoggerFactory;
 public final class ChangeConsumer implements Runnable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChangeConsumer.class);
-    /** The Kafka header naming the connector that published a record (see docs/connector.md). */
-    public static final String CONNECTOR_HEADER = "cdc-connector";
+    /** The Kafka header naming the connector that published a record (docs/contract.md). */
+    public static final String CONNECTOR_HEADER = ConnectorHeader.NAME;
 
     /**
      * What a {@link ChangeConsumer} works with.

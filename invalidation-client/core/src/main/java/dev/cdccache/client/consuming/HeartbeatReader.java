@@ -1,6 +1,8 @@
 package dev.cdccache.client.consuming;
 
 import dev.cdccache.client.staleness.HeartbeatCoverage;
+import dev.cdccache.contract.Epoch;
+import dev.cdccache.contract.HeartbeatTable;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -25,8 +27,8 @@ final class HeartbeatReader {
     }
 
     /** Longest id / epoch / tables text taken from a heartbeat row (the columns are VARCHAR(190)/VARCHAR(64)/TEXT). */
-    private static final int MAX_ID_LENGTH = 190;
-    private static final int MAX_EPOCH_LENGTH = 64;
+    private static final int MAX_ID_LENGTH = HeartbeatTable.ID_MAX_LENGTH;
+    private static final int MAX_EPOCH_LENGTH = Epoch.MAX_LENGTH;
     private static final int MAX_TABLES_LENGTH = 1 << 20;
 
     /**
@@ -39,7 +41,7 @@ final class HeartbeatReader {
         if (ts < 0) {
             return null;
         }
-        JsonNode id = after.get("id");
+        JsonNode id = after.get(HeartbeatTable.ID);
         String idText;
         boolean numeric;
         if (id != null && id.isString() && !id.asString().isEmpty() && id.asString().length() <= MAX_ID_LENGTH) {
@@ -51,14 +53,14 @@ final class HeartbeatReader {
         } else {
             return null;
         }
-        JsonNode epochNode = after.get("epoch");
+        JsonNode epochNode = after.get(HeartbeatTable.EPOCH);
         String epoch = epochNode != null && epochNode.isString() && epochNode.asString().length() <= MAX_EPOCH_LENGTH
                 ? epochNode.asString() : null;
-        JsonNode tablesNode = after.get("tables");
+        JsonNode tablesNode = after.get(HeartbeatTable.TABLES);
         Set<String> tables = null;
         if (tablesNode != null && tablesNode.isString() && tablesNode.asString().length() <= MAX_TABLES_LENGTH) {
             tables = new LinkedHashSet<>();
-            for (String table : tablesNode.asString().split(",")) {
+            for (String table : tablesNode.asString().split(HeartbeatTable.TABLES_SEPARATOR)) {
                 if (!table.isBlank()) {
                     tables.add(table.trim());
                 }
@@ -72,7 +74,7 @@ final class HeartbeatReader {
         if (after == null) {
             return -1;
         }
-        JsonNode ts = after.get("ts");
+        JsonNode ts = after.get(HeartbeatTable.TS);
         if (ts == null || ts.isNull()) {
             return -1;
         }

@@ -5,9 +5,9 @@ import dev.cdccache.client.metrics.BadInputLog;
 import dev.cdccache.client.metrics.ClientMetrics;
 import dev.cdccache.client.metrics.ErrorReason;
 import dev.cdccache.client.parsing.ChangeEvent;
-import dev.cdccache.client.parsing.EnvelopeParser;
 import dev.cdccache.client.parsing.Operation;
 import dev.cdccache.client.position.AppliedPositions;
+import dev.cdccache.contract.ReducedEvent;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -76,7 +76,7 @@ public final class EvictionRouter {
                 continue;
             }
             if (event.truncated() && lostKeyColumns(binding, event)) {
-                // An oversized event reduced by the connector (docs/connector.md, event contract): this cache's key columns were removed,
+                // An oversized event reduced by the connector (docs/contract.md, "Oversized events"): this cache's key columns were removed,
                 // so the keys it concerns are unknown.
                 metrics.error(ErrorReason.TRUNCATED);
                 badInput.log(ErrorReason.TRUNCATED, event.topic(), event.partition(), event.offset(), "cache "
@@ -100,7 +100,7 @@ public final class EvictionRouter {
     }
 
     private static boolean lostKeyColumns(CacheBinding binding, ChangeEvent event) {
-        if (event.truncatedColumns().contains(EnvelopeParser.UNKNOWN_COLUMNS)) {
+        if (event.truncatedColumns().contains(ReducedEvent.UNKNOWN_COLUMNS)) {
             return true;
         }
         for (String column : binding.keyMapper().columns()) {

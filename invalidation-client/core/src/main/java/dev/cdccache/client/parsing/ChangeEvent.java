@@ -18,8 +18,8 @@ import tools.jackson.databind.JsonNode;
  *        with one-second resolution; {@code -1} if absent
  * @param eventTimestampMillis the envelope's {@code ts_ms}: when the connector processed the event; {@code -1}
  * @param truncatedColumns the envelope's top-level {@code truncated_columns}: columns the connector removed
- *        from {@code before}/{@code after} because the event was too large for Kafka (CONTRACT.md, oversized
- *        events); empty for a complete event
+ *        from {@code before}/{@code after} because the event was too large for Kafka (docs/contract.md,
+ *        "Oversized events"); empty for a complete event
  * @param gtid {@code source.gtid}: the change's commit position ({@code 0-1-451} on MariaDB, {@code uuid:n} on
  *        MySQL), or {@code null} if absent
  */

@@ -1,5 +1,7 @@
 package dev.cdccache.client.parsing;
 
+import dev.cdccache.contract.Envelope;
+import dev.cdccache.contract.ReducedEvent;
 import java.util.HashSet;
 import java.util.Set;
 import tools.jackson.core.JacksonException;
@@ -12,12 +14,6 @@ import tools.jackson.databind.json.JsonMapper;
  * or enabled ({@code {"schema":..,"payload":{...}}}). Unknown fields are ignored. Thread-safe.
  */
 public final class EnvelopeParser {
-
-    /**
-     * Stands for "some columns, not known which" in {@link ChangeEvent#truncatedColumns()} when the marker is
-     * malformed; consumers evict whole caches for it.
-     */
-    public static final String UNKNOWN_COLUMNS = "*";
 
     private final ObjectMapper mapper = JsonMapper.builder().build();
 
@@ -39,46 +35,46 @@ public final class EnvelopeParser {
         }
         JsonNode payload = root.get("payload");
         JsonNode envelope = payload != null && payload.isObject() && root.has("schema") ? payload : root;
-        JsonNode opNode = envelope.get("op");
+        JsonNode opNode = envelope.get(Envelope.OP);
         if (opNode == null || !opNode.isString()) {
             throw new MalformedEventException(MalformedEventException.Reason.NOT_AN_ENVELOPE,
-                    "no 'op' field", null);
+                    "no '" + Envelope.OP + "' field", null);
         }
         Operation operation = Operation.ofCode(opNode.asString());
         if (operation == null) {
             throw new MalformedEventException(MalformedEventException.Reason.UNEXPECTED_OPERATION,
                     "unknown op '" + opNode.asString() + "'", null);
         }
-        JsonNode source = envelope.get("source");
+        JsonNode source = envelope.get(Envelope.SOURCE);
         String database = null;
         String table = null;
         long sourceTs = -1;
         String gtid = null;
         if (source != null && source.isObject()) {
-            database = text(source.get("db"));
-            table = text(source.get("table"));
-            sourceTs = number(source.get("ts_ms"));
-            gtid = text(source.get("gtid"));
+            database = text(source.get(Envelope.SOURCE_DB));
+            table = text(source.get(Envelope.SOURCE_TABLE));
+            sourceTs = number(source.get(Envelope.TS_MS));
+            gtid = text(source.get(Envelope.SOURCE_GTID));
         }
-        return new ChangeEvent(topic, partition, offset, operation, row(envelope.get("before")),
-                row(envelope.get("after")), database, table, sourceTs, number(envelope.get("ts_ms")),
-                truncatedColumns(envelope.get("truncated_columns")), gtid);
+        return new ChangeEvent(topic, partition, offset, operation, row(envelope.get(Envelope.BEFORE)),
+                row(envelope.get(Envelope.AFTER)), database, table, sourceTs, number(envelope.get(Envelope.TS_MS)),
+                truncatedColumns(envelope.get(ReducedEvent.TRUNCATED_COLUMNS)), gtid);
     }
 
     /**
      * The columns an oversized event lost. A marker present but not a list of names must not make a reduced
-     * event look complete: it yields {@link #UNKNOWN_COLUMNS}, for which consumers evict whole caches.
+     * event look complete: it yields {@link ReducedEvent#UNKNOWN_COLUMNS}, for which consumers evict whole caches.
      */
     private static Set<String> truncatedColumns(JsonNode node) {
         if (node == null || node.isNull() || node.isMissingNode()) {
             return Set.of();
         }
         if (!node.isArray()) {
-            return Set.of(UNKNOWN_COLUMNS);
+            return Set.of(ReducedEvent.UNKNOWN_COLUMNS);
         }
         Set<String> columns = new HashSet<>();
         for (JsonNode column : node) {
-            columns.add(column.isString() ? column.asString() : UNKNOWN_COLUMNS);
+            columns.add(column.isString() ? column.asString() : ReducedEvent.UNKNOWN_COLUMNS);
         }
         return columns.isEmpty() ? Set.of() : columns;
     }

@@ -26,6 +26,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class ReplicaFence {
 
+    /** The wait timeout front ends use unless configured: short, since the wait is on the load's path. */
+    public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofMillis(50);
+
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaFence.class);
 
     private final AppliedPositions positions;

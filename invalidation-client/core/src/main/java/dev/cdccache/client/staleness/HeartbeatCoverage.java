@@ -11,10 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Which connectors prove which tables and topics fresh (docs/client.md, "Per-connector freshness"). Each connector
- * writes its own heartbeat row ({@code id} = its name, {@code ts}, {@code epoch}, {@code tables} it captures) and
- * stamps every record with the Kafka header {@code cdc-connector}. A heartbeat proves only what the connector that
- * sent it publishes, so one connector's heartbeats can never keep the caches of a stopped one looking fresh.
+ * Which connectors prove which tables and topics fresh (docs/client.md, "Per-connector freshness"; the contract is
+ * docs/contract.md). Each connector writes its own heartbeat row ({@code id} = its name, {@code ts}, {@code epoch},
+ * {@code tables} it captures) and stamps every record with the Kafka header {@code cdc-connector}. A heartbeat
+ * proves only what the connector that sent it publishes, so one connector's heartbeats can never keep the caches
+ * of a stopped one looking fresh.
  *
  * <ul>
  *   <li>Accepted only if {@code after.id} equals the header; otherwise rejected (another writer of the row, or

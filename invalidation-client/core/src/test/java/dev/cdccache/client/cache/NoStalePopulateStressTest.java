@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
 
 /**
- * Randomized check of DESIGN point 3: writers commit new versions to an in-memory "database" and hand the
+ * Randomized check of no stale populate (docs/client.md, guarantee 3): writers commit new versions to an in-memory "database" and hand the
  * invalidation to a single consumer thread (as the CDC pipeline does, later and in order); readers fill the
  * cache through every path (single-flight get, bulk getAll, put after miss, refresh-ahead) with loaders that
  * pause between reading and returning. Once every invalidation has been applied, every cached value must

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * DESIGN point 3, each filling path with the interleaving forced by latches: the loader reads the old row,
+ * No stale populate (docs/client.md, guarantee 3), each filling path with the interleaving forced by latches: the loader reads the old row,
  * the change is committed and its invalidation applied, then the loader returns. The old value must not stay
  * in the cache.
  */

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The per-connector freshness rules (docs/client.md, per-connector freshness), as pure logic. */
+/** The per-connector freshness rules (docs/contract.md, "Heartbeats"), as pure logic. */
 class HeartbeatCoverageTest {
 
     private static final long NOW = 1_800_000_000_000L;

@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** DESIGN point 4 with a controllable clock: which entries are served as the watermark moves or stalls. */
+/** Bounded staleness (docs/client.md, guarantee 4) with a controllable clock: which entries are served as the watermark moves or stalls. */
 class StalenessGuardTest {
 
     private final AtomicLong clock = new AtomicLong(1_000_000);

@@ -6,6 +6,7 @@ import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.InvalidationClientConfig;
 import dev.cdccache.client.SourceDefinition;
 import dev.cdccache.client.cache.InvalidationSequence;
+import dev.cdccache.contract.ChangeTopics;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -210,18 +211,19 @@ public final class CdcRegionFactory extends AbstractRegionFactory {
         if (!notCaptured.isEmpty()) {
             throw new CacheException("CDC second-level cache: " + String.join("; ", notCaptured)
                     + ". Capture these tables in the connector (its 'tables' setting) or stop caching these roles "
-                    + "(remove @Cache / @Cacheable). Kafka: " + s.bootstrapServers + ", topic prefix '"
-                    + s.topicPrefix + "'");
+                    + "(remove @Cache / @Cacheable). Kafka: " + s.client.bootstrapServers() + ", topic prefix '"
+                    + s.client.topicPrefix() + "'");
         }
 
-        InvalidationClientConfig.Builder config = s.clientConfig().requireTopics(topics == null);
+        // Topics that could not be listed are checked by the client instead: missing ones keep it from being fresh.
+        InvalidationClientConfig.Builder config = s.clientConfig().requireTopics(s.client.requireTopics() || topics == null);
         for (MetamodelBindings.RoleBinding binding : bindings) {
             CacheDefinition.Builder cache = CacheDefinition.builder(binding.storage().name())
                     .spec(s.specOf(binding.storage().regionName()))
                     .cacheNulls(false);
             for (SourceDefinition source : binding.sources()) {
                 // A table the role only optionally depends on (a collection's owner) is used only if captured.
-                if (topics == null || topics.contains(source.topic(s.topicPrefix))) {
+                if (topics == null || topics.contains(source.topic(s.client.topicPrefix()))) {
                     cache.source(source);
                 }
             }
@@ -247,7 +249,7 @@ public final class CdcRegionFactory extends AbstractRegionFactory {
                     + "tables are not captured", uncapturedSpaces);
         }
         s.customizer.accept(config);
-        InvalidationClient created = new InvalidationClient(config.build());
+        InvalidationClient created = new InvalidationClient(HibernateCacheSettings.named(config::build));
 
         for (MetamodelBindings.RoleBinding binding : bindings) {
             binding.storage().bind(created.cache(binding.storage().name()), binding.keys());
@@ -265,32 +267,34 @@ public final class CdcRegionFactory extends AbstractRegionFactory {
         }
         client = created;
         created.start();
-        if (!created.awaitReady(s.awaitReady)) {
+        if (!created.awaitReady(s.client.awaitReady())) {
             LOG.warn("CDC second-level cache: client {} not ready after {} (Kafka at {}?); regions pass loads through "
-                    + "until it is", created.instanceId(), s.awaitReady, s.bootstrapServers);
+                    + "until it is", created.instanceId(), s.client.awaitReady(), s.client.bootstrapServers());
         }
         LOG.info("CDC second-level cache: {} roles kept consistent by the change stream ({}), {} query spaces tracked",
                 bindings.size(), roles.keySet(), tableCaches.size());
     }
 
     private static String topic(HibernateCacheSettings s, String table) {
-        return s.topicPrefix + "." + table;
+        return ChangeTopics.of(s.client.topicPrefix(), table);
     }
 
     /** The change topics that exist, or {@code null} if Kafka could not be asked within await-ready. */
     private static Set<String> existingTopics(HibernateCacheSettings s) {
-        Map<String, Object> props = new HashMap<>(s.kafkaProperties);
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers);
-        props.put(AdminClientConfig.CLIENT_ID_CONFIG, s.clientId + "-topic-check");
+        // The same connection settings as the client's consumer: a secured cluster answers nothing else.
+        Map<String, Object> props = new HashMap<>(s.client.kafkaSecurity().clientProperties());
+        props.putAll(s.client.kafkaProperties());
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.client.bootstrapServers());
+        props.put(AdminClientConfig.CLIENT_ID_CONFIG, s.client.clientId() + "-topic-check");
         try (Admin admin = Admin.create(props)) {
-            return admin.listTopics().names().get(Math.max(1, s.awaitReady.toMillis()), TimeUnit.MILLISECONDS);
+            return admin.listTopics().names().get(Math.max(1, s.client.awaitReady().toMillis()), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
             LOG.warn("CDC second-level cache: could not list Kafka topics at {} ({}); cannot check that the cached "
                     + "tables are captured. Missing topics will keep the client from being fresh, so entries older "
-                    + "than max-staleness are not served", s.bootstrapServers, e.toString());
+                    + "than max-staleness are not served", s.client.bootstrapServers(), e.toString());
             return null;
         }
     }

@@ -28,7 +28,7 @@ class HibernateKafkaSecuritySettingsTest {
                 .containsEntry("sasl.mechanism", "SCRAM-SHA-256")
                 .containsEntry("ssl.truststore.password", "changeit")
                 .hasEntrySatisfying("sasl.jaas.config", jaas -> assertThat(jaas).contains("username=\"orders\""));
-        assertThat(settings.kafkaSecurity.toString()).doesNotContain("pw-9f3");
+        assertThat(settings.client.kafkaSecurity().toString()).doesNotContain("pw-9f3");
     }
 
     @Test
@@ -36,11 +36,12 @@ class HibernateKafkaSecuritySettingsTest {
         assertThatThrownBy(() -> new HibernateCacheSettings(Map.of("cdc.invalidation.bootstrap-servers", "k:1",
                 "cdc.invalidation.kafka.security.sasl.passwd", "x")))
                 .isInstanceOf(InvalidConfigurationException.class)
-                .hasMessageStartingWith("cdc.invalidation.kafka.security.sasl.passwd: is not a Kafka security setting");
+                .hasMessageStartingWith("cdc.invalidation.kafka.security.sasl.passwd: is not a setting")
+                .hasMessageContaining("did you mean cdc.invalidation.kafka.security.sasl.password?");
         assertThatThrownBy(() -> new HibernateCacheSettings(Map.of("cdc.invalidation.bootstrap-servers", "k:1",
                 "cdc.invalidation.kafka.security.protocol", "SASL_SSL",
                 "cdc.invalidation.kafka.security.sasl.username", "orders")))
                 .isInstanceOf(InvalidConfigurationException.class)
-                .hasMessageContaining("kafka.security.sasl.password");
+                .hasMessageStartingWith("cdc.invalidation.kafka.security.sasl.password: is required");
     }
 }

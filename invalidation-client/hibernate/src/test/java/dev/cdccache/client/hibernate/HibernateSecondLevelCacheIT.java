@@ -275,7 +275,7 @@ class HibernateSecondLevelCacheIT {
         }
     }
 
-    // --- seed 000's bulk lookup: hits from the cache, the misses in one query ---------------------------------
+    // --- bulk lookup: hits from the cache, the misses in one query ---------------------------------------------
 
     @Test
     void multiLoadServesHitsFromTheCacheAndLoadsOnlyTheMissesInOneStatement() {

@@ -2,9 +2,12 @@ package dev.cdccache.client.spring;
 
 import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.InvalidationClientConfig;
+import dev.cdccache.client.position.ReplicaFence;
+import dev.cdccache.client.settings.ClientSettings;
 import dev.cdccache.client.spring.health.CdcInvalidationHealthIndicator;
 import dev.cdccache.client.spring.health.ClientProblemSource;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -15,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.cache.CacheManager;
+import org.springframework.cache.interceptor.SimpleKey;
 import org.springframework.cache.interceptor.CacheOperationSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -22,7 +26,8 @@ import org.springframework.context.annotation.Fallback;
 
 /**
  * Auto-configuration of the CDC invalidation client: an {@link InvalidationClient} built from
- * {@code cdc.invalidation.*}, a {@link CdcCacheManager} exposing its caches to {@code @Cacheable}, a lifecycle
+ * {@code cdc.invalidation.*} (bound as {@link CdcInvalidationProperties}, read by the core's {@link ClientSettings}
+ * like in every other front end), a {@link CdcCacheManager} exposing its caches to {@code @Cacheable}, a lifecycle
  * that starts and stops it, and a health indicator when Spring Boot's health support is present. Every bean
  * backs off when the application defines its own.
  *
@@ -46,16 +51,18 @@ public class CdcInvalidationAutoConfiguration {
     public InvalidationClient invalidationClient(CdcInvalidationProperties properties,
             ObjectProvider<MeterRegistry> meterRegistry,
             ObjectProvider<InvalidationClientConfigCustomizer> customizers) {
-        InvalidationClientConfig.Builder builder = ClientConfigFactory.builder(properties, meterRegistry.getIfUnique());
+        InvalidationClientConfig.Builder builder = ClientSettings.read(properties.flatSettings(),
+                // What @Cacheable builds for a method with several parameters, so that composite keys match.
+                cache -> cache.compositeKeyFactory(components -> new SimpleKey(components.toArray())))
+                .meterRegistry(meterRegistry.getIfUnique());
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return new InvalidationClient(builder.build());
     }
 
     @Bean
     @ConditionalOnMissingBean(name = "cdcInvalidationLifecycle")
-    public InvalidationClientLifecycle cdcInvalidationLifecycle(InvalidationClient client,
-            CdcInvalidationProperties properties) {
-        return new InvalidationClientLifecycle(client, properties.getAwaitReady());
+    public InvalidationClientLifecycle cdcInvalidationLifecycle(InvalidationClient client) {
+        return new InvalidationClientLifecycle(client, client.config().awaitReady());
     }
 
     /**
@@ -119,8 +126,9 @@ public class CdcInvalidationAutoConfiguration {
             // Bound here rather than injected: a post-processor must not make the properties bean early.
             CdcInvalidationProperties.Replica replica = org.springframework.boot.context.properties.bind.Binder
                     .get(environment).bind("cdc.invalidation.replica", CdcInvalidationProperties.Replica.class)
-                    .orElseGet(CdcInvalidationProperties.Replica::new);
-            return new ReplicaDataSources(replica.getDataSources(), replica.getWaitTimeout(), client);
+                    .orElse(new CdcInvalidationProperties.Replica(null, null));
+            return new ReplicaDataSources(replica.dataSources() == null ? List.of() : replica.dataSources(),
+                    replica.waitTimeout() == null ? ReplicaFence.DEFAULT_WAIT_TIMEOUT : replica.waitTimeout(), client);
         }
     }
 
@@ -131,9 +139,8 @@ public class CdcInvalidationAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "cdcInvalidationHealthIndicator")
         public CdcInvalidationHealthIndicator cdcInvalidationHealthIndicator(InvalidationClient client,
-                CdcInvalidationProperties properties, ObjectProvider<ClientProblemSource> problemSources) {
-            return new CdcInvalidationHealthIndicator(client, properties.getHealth().getStaleStatus(),
-                    properties.getHealth().getProblemStatus(), problemSources.orderedStream().toList());
+                ObjectProvider<ClientProblemSource> problemSources) {
+            return new CdcInvalidationHealthIndicator(client, problemSources.orderedStream().toList());
         }
     }
 }

@@ -1,21 +1,28 @@
 package dev.cdccache.client.spring;
 
+import dev.cdccache.client.Evict;
 import dev.cdccache.client.KeyNormalization;
-import dev.cdccache.client.KafkaSecurity;
 import dev.cdccache.client.KeyType;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
-import java.nio.file.Path;
+import dev.cdccache.client.settings.ClientSettings;
+import dev.cdccache.contract.KafkaSecurity;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.RecordComponent;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Settings of the CDC invalidation client ({@code cdc.invalidation.*}).
+ * The settings of the CDC invalidation client ({@code cdc.invalidation.*}) as Spring Boot binds them: the shape of
+ * the client's settings for binding, IDE completion and Actuator's {@code /configprops}, and nothing else. A setting
+ * left out is {@code null}; its default, its rules and the conversion into the client's configuration are the
+ * core's ({@link ClientSettings}, through {@link #flatSettings()}), the same for every front end. docs/client.md,
+ * "Settings", documents each setting and its default.
  *
  * <pre>
  * cdc:
@@ -27,649 +34,182 @@ import org.springframework.util.unit.DataSize;
  *       couponStats:   { table: coupon_db.coupon, evict: all }
  * </pre>
  *
- * <p>Binding is strict: a key under {@code cdc.invalidation} that this class does not know (a misspelled
- * {@code max-stalenes} or {@code topic-prefx}, an unknown key inside a cache entry) fails start-up naming the key
- * and the closest valid one ({@link UnknownSettingFailureAnalyzer}), instead of silently leaving a default in
- * force. Only {@code kafka.properties.*} is free-form (it is passed to the Kafka consumer).
+ * <p>Binding is strict: a key under {@code cdc.invalidation} that is no setting (a misspelled {@code max-stalenes},
+ * an unknown key inside a cache entry) fails start-up naming the key and the closest valid one
+ * ({@link UnknownSettingFailureAnalyzer}), instead of silently leaving a default in force. Only
+ * {@code kafka.properties.*} is free-form (it is passed to the Kafka consumer).
+ *
+ * @param enabled whether to auto-configure the invalidation client, its CacheManager and health indicator
+ * @param bootstrapServers Kafka bootstrap servers the connector writes to, host:port[,host:port]; required
+ * @param topicPrefix the connector's topic prefix: topics are named {prefix}.{database}.{table}
+ * @param maxStaleness bound on staleness: while the client cannot show that it has applied every change committed
+ *        up to this long ago (connector stopped, Kafka unreachable, consumer stuck), entries read from the database
+ *        earlier than this are not served (see on-staleness); must exceed the heartbeat interval plus pipeline latency
+ * @param onStaleness what to do with entries older than max-staleness while freshness cannot be shown
+ * @param stalenessCheck how a cache hit checks max-staleness: every-hit reads the clock on every hit, so the bound
+ *        holds whatever the scheduler does; scheduled lets a background thread precompute the check, saving that
+ *        clock read, and the bound holds as long as that thread never runs later than staleness-check-slack
+ * @param stalenessCheckSlack with staleness-check scheduled, how late the background check may run before the bound
+ *        can be exceeded; while the client cannot show it is fresh, entries are served for max-staleness minus this
+ * @param requireTopics whether a subscribed topic that does not exist counts as "cannot prove freshness" (health
+ *        names the missing topics); turn off only where topics appear with their first change
+ * @param maxMessageSize largest change-event value parsed; bigger values evict every cache bound to their table
+ * @param pollTimeout how long the Kafka consumer waits for records in one poll
+ * @param positionCheckInterval how often the consumer compares its position with the log end and looks for new
+ *        topics
+ * @param awaitReady how long application start-up waits for the client to be ready (positioned at the log end);
+ *        start-up continues after it either way, and caches do not fill until the client is ready
+ * @param maxClockSkew how far a connector's database clock may be measurably ahead of this host's before health
+ *        reports CLOCK_SKEW; a heartbeat proves freshness only up to this host's time minus the measured skew
+ * @param clientId Kafka client id prefix, also the 'client' tag of the metrics
+ * @param commitLagByTable also record cdc.client.commit.lag per table from each change's source.ts_ms (one-second
+ *        resolution on MariaDB; the lag to watch is cdc.client.invalidation.lag)
+ * @param heartbeat the connector's heartbeats
+ * @param kafka the Kafka consumer
+ * @param health the health indicator
+ * @param replica loads from read replicas
+ * @param caches the caches, by name (the name used in @Cacheable and CdcCacheManager#invalidatingCache)
  */
 @ConfigurationProperties(prefix = "cdc.invalidation", ignoreUnknownFields = false)
-public class CdcInvalidationProperties {
-
-    /** Whether to auto-configure the invalidation client, its CacheManager and health indicator. */
-    private boolean enabled = true;
-
-    /** Kafka bootstrap servers the connector writes to, host:port[,host:port]. Required. */
-    private String bootstrapServers;
-
-    /** The connector's topic prefix: topics are named {prefix}.{database}.{table}. */
-    private String topicPrefix = "cdc";
+public record CdcInvalidationProperties(Boolean enabled, String bootstrapServers, String topicPrefix,
+        Duration maxStaleness, StalenessPolicy onStaleness, StalenessCheck stalenessCheck, Duration stalenessCheckSlack,
+        Boolean requireTopics, DataSize maxMessageSize, Duration pollTimeout, Duration positionCheckInterval,
+        Duration awaitReady, Duration maxClockSkew, String clientId, Boolean commitLagByTable, Heartbeat heartbeat,
+        Kafka kafka, Health health, Replica replica, Map<String, Cache> caches) {
 
     /**
-     * Bound on staleness: when the client cannot show that it has applied every change committed up to this
-     * long ago (connector stopped, Kafka unreachable, consumer stuck), entries read from the database earlier
-     * than this are not served (see on-staleness). Must exceed the heartbeat interval plus pipeline latency.
+     * The connector's heartbeats.
+     *
+     * @param topic topic of the connector's heartbeat table; {prefix}.cdc_meta.heartbeat unless set
+     * @param required whether freshness requires heartbeats; without them a stopped connector cannot be told from a
+     *        quiet database, so only turn this off if the connector runs no heartbeat
      */
-    private Duration maxStaleness = Duration.ofSeconds(5);
-
-    /** What to do with entries older than max-staleness while freshness cannot be shown. */
-    private StalenessPolicy onStaleness = StalenessPolicy.BYPASS_CACHE;
-
-    /**
-     * How a cache hit checks max-staleness. every-hit (the default) reads the clock on every hit, so the bound
-     * holds whatever the scheduler does. scheduled lets a background thread precompute the check, saving that
-     * clock read (most of a hit's cost on virtual machines); the bound then holds as long as that
-     * thread never runs later than staleness-check-slack (late runs are counted in
-     * cdc.client.staleness.check.overruns).
-     */
-    private StalenessCheck stalenessCheck = StalenessCheck.EVERY_HIT;
-
-    /**
-     * With staleness-check: scheduled, how late the background check may run before the bound can be exceeded.
-     * While the client cannot show it is fresh, entries are then served for max-staleness minus this. Defaults
-     * to a quarter of max-staleness.
-     */
-    private Duration stalenessCheckSlack;
-
-    /**
-     * Whether a subscribed topic that does not exist (yet) counts as "cannot prove freshness". On by default: a
-     * cache bound to a topic nobody writes (misspelled topic-prefix or table, a table the connector does not
-     * capture) would otherwise look fresh forever. Health names the missing topics (status health.problem-status).
-     * Turn off only where topics appear with their first change (Kafka Connect without a snapshot).
-     */
-    private boolean requireTopics = true;
-
-    /** Largest change-event value parsed; bigger values evict every cache bound to their table. */
-    private DataSize maxMessageSize = DataSize.ofMegabytes(1);
-
-    /** How long the Kafka consumer waits for records in one poll. */
-    private Duration pollTimeout = Duration.ofMillis(100);
-
-    /** How often the consumer compares its position with the log end and looks for new topics. */
-    private Duration positionCheckInterval = Duration.ofMillis(200);
-
-    /**
-     * How long application start-up waits for the client to be ready (positioned at the log end). Start-up
-     * continues after it either way; caches do not fill until the client is ready.
-     */
-    private Duration awaitReady = Duration.ofSeconds(10);
-
-    /** Kafka client id prefix (also the 'client' tag of the metrics). */
-    private String clientId = "cdc-invalidation";
-
-    /**
-     * Also record cdc.client.commit.lag per table from each change's source.ts_ms. Off by default: MariaDB
-     * records that commit time with one-second resolution; the lag to watch is cdc.client.invalidation.lag.
-     */
-    private boolean commitLagByTable = false;
-
-    /** Connector heartbeat settings. */
-    private final Heartbeat heartbeat = new Heartbeat();
-
-    /** Kafka consumer settings. */
-    private final Kafka kafka = new Kafka();
-
-    /** Health indicator settings. */
-    private final Health health = new Health();
-
-    /** Loads from read replicas. */
-    private final Replica replica = new Replica();
-
-    /** The caches, by name (the name used in @Cacheable and CdcCacheManager#invalidatingCache). */
-    private Map<String, Cache> caches = new LinkedHashMap<>();
-
-    public boolean isEnabled() {
-        return enabled;
-    }
-
-    public void setEnabled(boolean enabled) {
-        this.enabled = enabled;
-    }
-
-    public String getBootstrapServers() {
-        return bootstrapServers;
-    }
-
-    public void setBootstrapServers(String bootstrapServers) {
-        this.bootstrapServers = bootstrapServers;
-    }
-
-    public String getTopicPrefix() {
-        return topicPrefix;
-    }
-
-    public void setTopicPrefix(String topicPrefix) {
-        this.topicPrefix = topicPrefix;
-    }
-
-    public Duration getMaxStaleness() {
-        return maxStaleness;
-    }
-
-    public void setMaxStaleness(Duration maxStaleness) {
-        this.maxStaleness = maxStaleness;
-    }
-
-    public StalenessPolicy getOnStaleness() {
-        return onStaleness;
-    }
-
-    public void setOnStaleness(StalenessPolicy onStaleness) {
-        this.onStaleness = onStaleness;
-    }
-
-    public StalenessCheck getStalenessCheck() {
-        return stalenessCheck;
-    }
-
-    public void setStalenessCheck(StalenessCheck stalenessCheck) {
-        this.stalenessCheck = stalenessCheck;
-    }
-
-    public Duration getStalenessCheckSlack() {
-        return stalenessCheckSlack;
-    }
-
-    public void setStalenessCheckSlack(Duration stalenessCheckSlack) {
-        this.stalenessCheckSlack = stalenessCheckSlack;
-    }
-
-    public boolean isRequireTopics() {
-        return requireTopics;
-    }
-
-    public void setRequireTopics(boolean requireTopics) {
-        this.requireTopics = requireTopics;
-    }
-
-    public DataSize getMaxMessageSize() {
-        return maxMessageSize;
-    }
-
-    public void setMaxMessageSize(DataSize maxMessageSize) {
-        this.maxMessageSize = maxMessageSize;
-    }
-
-    public Duration getPollTimeout() {
-        return pollTimeout;
-    }
-
-    public void setPollTimeout(Duration pollTimeout) {
-        this.pollTimeout = pollTimeout;
-    }
-
-    public Duration getPositionCheckInterval() {
-        return positionCheckInterval;
-    }
-
-    public void setPositionCheckInterval(Duration positionCheckInterval) {
-        this.positionCheckInterval = positionCheckInterval;
-    }
-
-    public Duration getAwaitReady() {
-        return awaitReady;
-    }
-
-    public void setAwaitReady(Duration awaitReady) {
-        this.awaitReady = awaitReady;
-    }
-
-    public String getClientId() {
-        return clientId;
-    }
-
-    public void setClientId(String clientId) {
-        this.clientId = clientId;
-    }
-
-    public boolean isCommitLagByTable() {
-        return commitLagByTable;
-    }
-
-    public void setCommitLagByTable(boolean commitLagByTable) {
-        this.commitLagByTable = commitLagByTable;
-    }
-
-    public Heartbeat getHeartbeat() {
-        return heartbeat;
-    }
-
-    public Kafka getKafka() {
-        return kafka;
-    }
-
-    public Health getHealth() {
-        return health;
-    }
-
-    public Replica getReplica() {
-        return replica;
-    }
-
-    public Map<String, Cache> getCaches() {
-        return caches;
-    }
-
-    public void setCaches(Map<String, Cache> caches) {
-        this.caches = caches;
-    }
-
-    /** How a change evicts a cache's entries. */
-    public enum Evict {
-        /** Evict the entries whose keys are made of the row's key columns (before and after the change). */
-        KEYS,
-        /** Evict every entry of the cache on any change of the table. */
-        ALL
-    }
-
-    /** Heartbeat settings. */
-    public static class Heartbeat {
-
-        /** Topic of the connector's heartbeat table; default {prefix}.cdc_meta.heartbeat. */
-        private String topic;
-
-        /**
-         * Whether freshness requires heartbeats. Without them a stopped connector cannot be told from a
-         * quiet database, so only turn this off if the connector runs no heartbeat.
-         */
-        private boolean required = true;
-
-        public String getTopic() {
-            return topic;
-        }
-
-        public void setTopic(String topic) {
-            this.topic = topic;
-        }
-
-        public boolean isRequired() {
-            return required;
-        }
-
-        public void setRequired(boolean required) {
-            this.required = required;
-        }
-    }
-
-    /** Kafka consumer settings. */
-    public static class Kafka {
-
-        /** Authentication (SASL/SCRAM) and encryption (TLS) of the connection to Kafka. */
-        private final Security security = new Security();
-
-        /**
-         * Extra Kafka consumer properties (e.g. ssl.cipher.suites). group.id is ignored: every instance reads every
-         * partition itself. A property kafka.security produces may not be repeated here.
-         */
-        private Map<String, String> properties = new LinkedHashMap<>();
-
-        public Security getSecurity() {
-            return security;
-        }
-
-        public Map<String, String> getProperties() {
-            return properties;
-        }
-
-        public void setProperties(Map<String, String> properties) {
-            this.properties = properties;
-        }
+    public record Heartbeat(String topic, Boolean required) {
     }
 
     /**
-     * Kafka security settings ({@code cdc.invalidation.kafka.security.*}). Secrets can come from the environment
-     * ({@code CDC_INVALIDATION_KAFKA_SECURITY_SASL_PASSWORD}) or files ({@code spring.config.import=configtree:...}).
+     * The Kafka consumer.
+     *
+     * @param security authentication (SASL/SCRAM) and encryption (TLS) of the connection to Kafka; secrets can come
+     *        from the environment (CDC_INVALIDATION_KAFKA_SECURITY_SASL_PASSWORD) or files
+     *        (spring.config.import=configtree:...)
+     * @param properties extra Kafka consumer properties (e.g. ssl.cipher.suites); group.id is ignored, every instance
+     *        reads every partition itself; a property kafka.security produces may not be repeated here
      */
-    public static class Security {
-
-        /** Kafka's security.protocol: PLAINTEXT (default), SSL, SASL_PLAINTEXT or SASL_SSL. */
-        private KafkaSecurity.Protocol protocol = KafkaSecurity.Protocol.PLAINTEXT;
-
-        /** SASL credentials, used with SASL_PLAINTEXT and SASL_SSL. */
-        private final Sasl sasl = new Sasl();
-
-        /** TLS trust and key stores, used with SSL and SASL_SSL. */
-        private final Ssl ssl = new Ssl();
-
-        public KafkaSecurity.Protocol getProtocol() {
-            return protocol;
-        }
-
-        public void setProtocol(KafkaSecurity.Protocol protocol) {
-            this.protocol = protocol;
-        }
-
-        public Sasl getSasl() {
-            return sasl;
-        }
-
-        public Ssl getSsl() {
-            return ssl;
-        }
-    }
-
-    /** SASL credentials. */
-    public static class Sasl {
-
-        /** SASL mechanism: SCRAM_SHA_512 (default), SCRAM_SHA_256 or PLAIN (PLAIN only over SASL_SSL). */
-        private KafkaSecurity.Mechanism mechanism = KafkaSecurity.Mechanism.SCRAM_SHA_512;
-
-        /** The Kafka user. */
-        private String username;
-
-        /** The Kafka user's password; masked in Actuator and never logged. */
-        private String password;
-
-        public KafkaSecurity.Mechanism getMechanism() {
-            return mechanism;
-        }
-
-        public void setMechanism(KafkaSecurity.Mechanism mechanism) {
-            this.mechanism = mechanism;
-        }
-
-        public String getUsername() {
-            return username;
-        }
-
-        public void setUsername(String username) {
-            this.username = username;
-        }
-
-        public String getPassword() {
-            return password;
-        }
-
-        public void setPassword(String password) {
-            this.password = password;
-        }
-    }
-
-    /** TLS settings. */
-    public static class Ssl {
-
-        /** Trust store with the CA that signed the brokers' certificates; the JVM's default when not set. */
-        private Path truststoreLocation;
-
-        /** Password of the trust store; masked in Actuator. */
-        private String truststorePassword;
-
-        /** Trust store format: PKCS12 or JKS. */
-        private String truststoreType;
-
-        /** Key store with the client's certificate, for brokers that require client certificates (mTLS). */
-        private Path keystoreLocation;
-
-        /** Password of the key store; masked in Actuator. */
-        private String keystorePassword;
-
-        /** Password of the private key, when it differs from the key store's; masked in Actuator. */
-        private String keyPassword;
-
-        /** Key store format: PKCS12 or JKS. */
-        private String keystoreType;
-
-        /** Kafka's ssl.endpoint.identification.algorithm: https (Kafka's default) checks host names; empty turns it off. */
-        private String endpointIdentificationAlgorithm;
-
-        public Path getTruststoreLocation() {
-            return truststoreLocation;
-        }
-
-        public void setTruststoreLocation(Path truststoreLocation) {
-            this.truststoreLocation = truststoreLocation;
-        }
-
-        public String getTruststorePassword() {
-            return truststorePassword;
-        }
-
-        public void setTruststorePassword(String truststorePassword) {
-            this.truststorePassword = truststorePassword;
-        }
-
-        public String getTruststoreType() {
-            return truststoreType;
-        }
-
-        public void setTruststoreType(String truststoreType) {
-            this.truststoreType = truststoreType;
-        }
-
-        public Path getKeystoreLocation() {
-            return keystoreLocation;
-        }
-
-        public void setKeystoreLocation(Path keystoreLocation) {
-            this.keystoreLocation = keystoreLocation;
-        }
-
-        public String getKeystorePassword() {
-            return keystorePassword;
-        }
-
-        public void setKeystorePassword(String keystorePassword) {
-            this.keystorePassword = keystorePassword;
-        }
-
-        public String getKeyPassword() {
-            return keyPassword;
-        }
-
-        public void setKeyPassword(String keyPassword) {
-            this.keyPassword = keyPassword;
-        }
-
-        public String getKeystoreType() {
-            return keystoreType;
-        }
-
-        public void setKeystoreType(String keystoreType) {
-            this.keystoreType = keystoreType;
-        }
-
-        public String getEndpointIdentificationAlgorithm() {
-            return endpointIdentificationAlgorithm;
-        }
-
-        public void setEndpointIdentificationAlgorithm(String endpointIdentificationAlgorithm) {
-            this.endpointIdentificationAlgorithm = endpointIdentificationAlgorithm;
-        }
-    }
-
-    /** Loads from read replicas. */
-    public static class Replica {
-
-        /**
-         * Bean names of the DataSources that read a replica. At every connection checkout the client waits, up to
-         * wait-timeout, until that replica has applied every change the client has invalidated; if it has not,
-         * what loads read through the connection is served but not cached. One replica server per DataSource.
-         */
-        private List<String> dataSources = new ArrayList<>();
-
-        /** How long a checkout waits for the replica before its reads are served uncached. */
-        private Duration waitTimeout = Duration.ofMillis(50);
-
-        public List<String> getDataSources() {
-            return dataSources;
-        }
-
-        public void setDataSources(List<String> dataSources) {
-            this.dataSources = dataSources;
-        }
-
-        public Duration getWaitTimeout() {
-            return waitTimeout;
-        }
-
-        public void setWaitTimeout(Duration waitTimeout) {
-            this.waitTimeout = waitTimeout;
-        }
-    }
-
-    /** Health indicator settings. */
-    public static class Health {
-
-        /**
-         * Status reported while the client is not ready or cannot show it is within max-staleness. The default,
-         * DEGRADED, is not part of the default status order, so it shows in the component without taking the
-         * application out of service; use OUT_OF_SERVICE to make it count.
-         */
-        private String staleStatus = "DEGRADED";
-
-        /**
-         * Status reported while a problem needs an operator to clear it: a subscribed topic that does not exist, a
-         * table no connector heartbeat covers, a stopped consumer. DOWN by default, so a readiness group that
-         * includes cdcInvalidation keeps a misconfigured instance out of rotation.
-         */
-        private String problemStatus = "DOWN";
-
-        public String getStaleStatus() {
-            return staleStatus;
-        }
-
-        public void setStaleStatus(String staleStatus) {
-            this.staleStatus = staleStatus;
-        }
-
-        public String getProblemStatus() {
-            return problemStatus;
-        }
-
-        public void setProblemStatus(String problemStatus) {
-            this.problemStatus = problemStatus;
-        }
+    public record Kafka(
+            // A record of another module: the annotation lists its settings in the IDE metadata.
+            @NestedConfigurationProperty KafkaSecurity security, Map<String, String> properties) {
     }
 
     /**
-     * One cache. Either the short form, a single source's settings (table, key-columns or evict, topic) on the
-     * cache itself, or a list of sources.
+     * The health indicator.
+     *
+     * @param staleStatus status while the client is not ready or cannot show it is within max-staleness, for a
+     *        reason that clears by itself; DEGRADED unless set, which the default status order ignores, so it shows
+     *        in the component without taking the application out of service
+     * @param problemStatus status while a problem needs an operator (a subscribed topic that does not exist, a table
+     *        no connector heartbeat covers); DOWN unless set, so a readiness group that includes cdcInvalidation
+     *        keeps a misconfigured instance out of rotation
      */
-    public static class Cache extends Source {
+    public record Health(String staleStatus, String problemStatus) {
+    }
 
-        /**
-         * Java type of the keys: auto (Long for an integer column, String for text; several columns: composite),
-         * long, integer, string or composite (Spring's SimpleKey of the column values, which is what @Cacheable
-         * builds for a method with several parameters).
-         */
-        private KeyType keyType = KeyType.AUTO;
+    /**
+     * Loads from read replicas.
+     *
+     * @param dataSources bean names of the DataSources that read a replica: every connection they hand out first
+     *        waits, up to wait-timeout, until that replica has applied every change the client has invalidated; if it
+     *        has not, what is loaded through it is served but not cached (one replica server per DataSource)
+     * @param waitTimeout how long a checkout waits for the replica before its reads are served uncached
+     */
+    public record Replica(List<String> dataSources, Duration waitTimeout) {
+    }
 
-        /**
-         * How text keys are normalised on lookups and on keys derived from events: none (default), lower-case or
-         * upper-case. Use lower-case for a column with a case-insensitive collation (MariaDB's default), where
-         * 'abc10' and 'ABC10' are the same row: otherwise a "not found" cached under one spelling survives the
-         * insert of the other. One-column text keys only.
-         */
-        private KeyNormalization keyNormalization = KeyNormalization.NONE;
+    /**
+     * One cache: either fed by one table, whose settings (table, key-columns, evict, topic) are on the cache itself,
+     * or by a list of sources.
+     *
+     * @param table the table (database.table) whose changes evict the cache
+     * @param keyColumns the column(s) the cache key is made of, in key order
+     * @param evict keys evicts the row's keys; all evicts the whole cache on any change (lists, aggregates)
+     * @param topic the topic to read instead of {prefix}.{database}.{table}
+     * @param keyType Java type of the keys: auto (Long for an integer column, String for text; several columns:
+     *        composite), long, integer, string or composite (Spring's SimpleKey of the column values, which is what
+     *        @Cacheable builds for a method with several parameters)
+     * @param keyNormalization how text keys are normalised on lookups and on keys derived from events: none,
+     *        lower-case or upper-case; lower-case for a column with a case-insensitive collation (MariaDB's default)
+     * @param spec Caffeine specification, e.g. maximumSize=100000,expireAfterWrite=10m
+     * @param cacheNulls whether "no such row" (a null load result) is cached; an insert of the key evicts it
+     * @param refreshAhead fraction of expireAfterWrite after which a hit starts one asynchronous reload while serving
+     *        the cached value (0 = off); applies to get(key, loader) and @Cacheable(sync = true)
+     * @param sources several tables feeding this cache (for values built from several tables)
+     */
+    public record Cache(String table, List<String> keyColumns, Evict evict, String topic, KeyType keyType,
+            KeyNormalization keyNormalization, String spec, Boolean cacheNulls, Double refreshAhead,
+            List<Source> sources) {
+    }
 
-        /** Caffeine specification, e.g. maximumSize=100000,expireAfterWrite=10m. */
-        private String spec = dev.cdccache.client.CacheDefinition.DEFAULT_SPEC;
+    /**
+     * One table feeding a cache.
+     *
+     * @param table the table (database.table) whose changes evict the cache
+     * @param keyColumns the column(s) the cache key is made of, in key order
+     * @param evict keys evicts the row's keys; all evicts the whole cache on any change
+     * @param topic the topic to read instead of {prefix}.{database}.{table}
+     */
+    public record Source(String table, List<String> keyColumns, Evict evict, String topic) {
+    }
 
-        /** Whether "no such row" (a null load result) is cached; an insert of the key evicts it. */
-        private boolean cacheNulls = true;
+    /**
+     * Every setting given, as flat {@code cdc.invalidation.*} keys and the values Spring Boot bound: what
+     * {@link ClientSettings#read} reads, and what a service hands to another front end of the same settings (the
+     * Hibernate second-level cache reads them from Hibernate's configuration values). Settings left out are absent,
+     * so they take the core's defaults.
+     */
+    public Map<String, Object> flatSettings() {
+        Map<String, Object> flat = new LinkedHashMap<>();
+        flatten(ClientSettings.PREFIX.substring(0, ClientSettings.PREFIX.length() - 1), this, flat);
+        return flat;
+    }
 
-        /**
-         * Fraction of expireAfterWrite after which a hit starts one asynchronous reload while serving the cached
-         * value (0 = off). Applies to loads through get(key, loader) and @Cacheable(sync = true).
-         */
-        private double refreshAhead = 0;
-
-        /** Several tables feeding this cache (for values built from several tables). */
-        private List<Source> sources = new ArrayList<>();
-
-        public KeyType getKeyType() {
-            return keyType;
+    /** Flattens by the shape of the records, so that a component added to a record is passed on without more code. */
+    private static void flatten(String key, Object value, Map<String, Object> flat) {
+        if (value == null) {
+            return;
         }
-
-        public void setKeyType(KeyType keyType) {
-            this.keyType = keyType;
-        }
-
-        public KeyNormalization getKeyNormalization() {
-            return keyNormalization;
-        }
-
-        public void setKeyNormalization(KeyNormalization keyNormalization) {
-            this.keyNormalization = keyNormalization;
-        }
-
-        public String getSpec() {
-            return spec;
-        }
-
-        public void setSpec(String spec) {
-            this.spec = spec;
-        }
-
-        public boolean isCacheNulls() {
-            return cacheNulls;
-        }
-
-        public void setCacheNulls(boolean cacheNulls) {
-            this.cacheNulls = cacheNulls;
-        }
-
-        public double getRefreshAhead() {
-            return refreshAhead;
-        }
-
-        public void setRefreshAhead(double refreshAhead) {
-            this.refreshAhead = refreshAhead;
-        }
-
-        public List<Source> getSources() {
-            return sources;
-        }
-
-        public void setSources(List<Source> sources) {
-            this.sources = sources;
+        if (value instanceof Record record) {
+            for (RecordComponent component : record.getClass().getRecordComponents()) {
+                flatten(key + "." + dashed(component.getName()), valueOf(component, record), flat);
+            }
+        } else if (value instanceof Map<?, ?> map) {
+            map.forEach((name, entry) -> flatten(key + "." + (entry instanceof Record && name.toString().contains(".")
+                    ? "[" + name + "]" : name), entry, flat));
+        } else if (value instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof Record) {
+            for (int i = 0; i < list.size(); i++) {
+                flatten(key + "[" + i + "]", list.get(i), flat);
+            }
+        } else {
+            flat.put(key, value instanceof DataSize size ? size.toBytes() : value);
         }
     }
 
-    /** One table feeding a cache. */
-    public static class Source {
-
-        /** The table (database.table) whose changes evict the cache. */
-        private String table;
-
-        /** The column(s) the cache key is made of, in key order. */
-        private List<String> keyColumns = new ArrayList<>();
-
-        /** 'keys' (default) evicts the row's keys, 'all' evicts the whole cache on any change. */
-        private Evict evict = Evict.KEYS;
-
-        /** The topic to read instead of {prefix}.{database}.{table}. */
-        private String topic;
-
-        public String getTable() {
-            return table;
+    private static Object valueOf(RecordComponent component, Record record) {
+        try {
+            return component.getAccessor().invoke(record);
+        } catch (IllegalAccessException | InvocationTargetException e) {
+            throw new IllegalStateException("cannot read " + component, e);
         }
+    }
 
-        public void setTable(String table) {
-            this.table = table;
+    private static String dashed(String camel) {
+        StringBuilder out = new StringBuilder();
+        for (char c : camel.toCharArray()) {
+            if (Character.isUpperCase(c)) {
+                out.append('-').append(Character.toLowerCase(c));
+            } else {
+                out.append(c);
+            }
         }
-
-        public List<String> getKeyColumns() {
-            return keyColumns;
-        }
-
-        public void setKeyColumns(List<String> keyColumns) {
-            this.keyColumns = keyColumns;
-        }
-
-        public Evict getEvict() {
-            return evict;
-        }
-
-        public void setEvict(Evict evict) {
-            this.evict = evict;
-        }
-
-        public String getTopic() {
-            return topic;
-        }
-
-        public void setTopic(String topic) {
-            this.topic = topic;
-        }
+        return out.toString();
     }
 }

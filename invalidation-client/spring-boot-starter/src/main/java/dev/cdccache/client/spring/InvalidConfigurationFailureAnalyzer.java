@@ -1,6 +1,7 @@
 package dev.cdccache.client.spring;
 
 import dev.cdccache.client.InvalidConfigurationException;
+import dev.cdccache.client.settings.ClientSettings;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -9,7 +10,7 @@ class InvalidConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<Invali
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, InvalidConfigurationException cause) {
-        String setting = "cdc.invalidation." + cause.setting();
+        String setting = cause.setting(ClientSettings.PREFIX);
         return new FailureAnalysis("Invalid CDC invalidation client setting '" + setting + "': " + cause.problem(),
                 "Correct '" + setting + "' in your application configuration (see docs/client.md for every setting).",
                 cause);

@@ -44,6 +44,11 @@ final class ReplicaDataSources implements BeanPostProcessor, SmartInitializingSi
         this.client = client;
     }
 
+    /** How long a checkout waits for the replica. */
+    Duration waitTimeout() {
+        return waitTimeout;
+    }
+
     @Override
     public void setBeanFactory(BeanFactory beanFactory) {
         this.beanFactory = beanFactory instanceof ListableBeanFactory listable ? listable : null;

@@ -24,7 +24,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * DESIGN point 3 through Spring's caching annotations: a {@code @Cacheable} method reads the old row, the
+ * No stale populate (docs/client.md, guarantee 3) through Spring's caching annotations: a {@code @Cacheable} method reads the old row, the
  * change's invalidation is applied, then the method returns. With {@code sync = false} Spring does
  * get (miss) - method - put; with {@code sync = true} it calls get(key, loader). Neither may cache the old row.
  */

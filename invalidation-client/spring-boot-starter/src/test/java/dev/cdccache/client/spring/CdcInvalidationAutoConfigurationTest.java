@@ -7,12 +7,16 @@ import dev.cdccache.client.InvalidatingCache;
 import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.InvalidationClientConfig;
 import dev.cdccache.client.KeyType;
-import dev.cdccache.client.StalenessCheck;
-import dev.cdccache.client.StalenessPolicy;
+import dev.cdccache.client.settings.ClientSettings;
+import dev.cdccache.client.settings.EverySetting;
+import dev.cdccache.client.settings.Setting;
 import dev.cdccache.client.spring.health.CdcInvalidationHealthIndicator;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -27,6 +31,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 class CdcInvalidationAutoConfigurationTest {
+
+    /** The JDK's own trust store: a readable store file for the trust and key store settings. */
+    private static final Path JDK_TRUSTSTORE = Path.of(System.getProperty("java.home"), "lib", "security", "cacerts");
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(CdcInvalidationAutoConfiguration.class))
@@ -57,53 +64,58 @@ class CdcInvalidationAutoConfigurationTest {
         });
     }
 
+    /**
+     * Every setting of the core's catalogue, each at its example value, reaches the client's configuration through
+     * the starter: binding, the properties record and the core's reader. The list comes from the catalogue, so a
+     * setting added there but not bindable here fails this test.
+     */
     @Test
-    void bindsEverySetting() {
-        runner.withPropertyValues(
-                "cdc.invalidation.topic-prefix=shop",
-                "cdc.invalidation.max-staleness=3s",
-                "cdc.invalidation.on-staleness=serve-stale",
-                "cdc.invalidation.staleness-check=scheduled",
-                "cdc.invalidation.staleness-check-slack=500ms",
-                "cdc.invalidation.heartbeat.topic=shop.meta.hb",
-                "cdc.invalidation.heartbeat.required=false",
-                "cdc.invalidation.require-topics=false",
-                "cdc.invalidation.health.problem-status=OUT_OF_SERVICE",
-                "cdc.invalidation.caches.byCode.table=coupon_db.coupon",
-                "cdc.invalidation.caches.byCode.key-columns=code",
-                "cdc.invalidation.caches.byCode.key-normalization=lower-case",
-                "cdc.invalidation.max-message-size=64KB",
-                "cdc.invalidation.kafka.properties.security.protocol=PLAINTEXT",
-                "cdc.invalidation.caches.placeCoupons.key-type=composite",
-                "cdc.invalidation.caches.placeCoupons.table=coupon_db.coupon",
-                "cdc.invalidation.caches.placeCoupons.key-columns=place_id,code",
-                "cdc.invalidation.caches.withAttributes.sources[0].table=coupon_db.coupon",
-                "cdc.invalidation.caches.withAttributes.sources[0].key-columns=id",
-                "cdc.invalidation.caches.withAttributes.sources[1].table=coupon_db.coupon_attribute",
-                "cdc.invalidation.caches.withAttributes.sources[1].key-columns=coupon_id").run(context -> {
+    void everySettingOfTheCatalogueReachesTheClient() {
+        Set<Setting.Scope> scopes = EnumSet.of(Setting.Scope.CLIENT, Setting.Scope.CACHE, Setting.Scope.SOURCE);
+        String[] properties = EverySetting.examples(scopes, JDK_TRUSTSTORE).entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue()).toArray(String[]::new);
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(CdcInvalidationAutoConfiguration.class))
+                // Not started: the example stores and brokers exist nowhere; what is checked is the configuration.
+                .withBean("cdcInvalidationLifecycle", Object.class, Object::new)
+                .withPropertyValues(properties).run(context -> {
+                    assertThat(context).hasNotFailed();
                     InvalidationClientConfig config = context.getBean(InvalidationClient.class).config();
-                    assertThat(config.topicPrefix()).isEqualTo("shop");
-                    assertThat(config.maxStaleness()).isEqualTo(Duration.ofSeconds(3));
-                    assertThat(config.stalenessPolicy()).isEqualTo(StalenessPolicy.SERVE_STALE);
-                    assertThat(config.stalenessCheck()).isEqualTo(StalenessCheck.SCHEDULED);
-                    assertThat(config.stalenessCheckSlack()).isEqualTo(Duration.ofMillis(500));
-                    assertThat(config.heartbeatTopic()).isEqualTo("shop.meta.hb");
-                    assertThat(config.heartbeatRequired()).isFalse();
-                    assertThat(config.requireTopics()).isFalse();
-                    assertThat(context.getBean(CdcInvalidationProperties.class).getHealth().getProblemStatus())
-                            .isEqualTo("OUT_OF_SERVICE");
-                    assertThat(config.maxMessageBytes()).isEqualTo(64 * 1024);
-                    assertThat(config.kafkaProperties()).containsEntry("security.protocol", "PLAINTEXT");
-                    assertThat(config.caches()).extracting(c -> c.name())
-                            .containsExactly("coupons", "couponStats", "byCode", "placeCoupons", "withAttributes");
-                    assertThat(config.caches().get(2).keyNormalization())
-                            .isEqualTo(dev.cdccache.client.KeyNormalization.LOWER_CASE);
-                    var placeCoupons = config.caches().get(3);
+                    assertThat(EverySetting.notApplied(config, scopes, JDK_TRUSTSTORE)).isEmpty();
+                    CdcInvalidationHealthIndicator health = context.getBean(CdcInvalidationHealthIndicator.class);
+                    assertThat(health.health(false).getStatus()).as("health.stale-status reaches the indicator")
+                            .isEqualTo(new Status(ClientSettings.HEALTH_STALE_STATUS.example()));
+                });
+        // The settings the starter reads itself, outside the client's configuration (see the test below).
+        assertThat(ClientSettings.of(Setting.Scope.FRONT_END)).containsExactly(ClientSettings.ENABLED,
+                ClientSettings.REPLICA_DATA_SOURCES, ClientSettings.REPLICA_WAIT_TIMEOUT);
+    }
+
+    @Test
+    void theReplicaSettingsReachTheFencedDataSources() {
+        runner.withBean("replicaDataSource", javax.sql.DataSource.class,
+                        () -> new org.springframework.jdbc.datasource.SimpleDriverDataSource())
+                .withPropertyValues("cdc.invalidation.replica.data-sources="
+                        + ClientSettings.REPLICA_DATA_SOURCES.example(),
+                        "cdc.invalidation.replica.wait-timeout=" + ClientSettings.REPLICA_WAIT_TIMEOUT.example())
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean("replicaDataSource").getClass().getName()).contains("Fenced");
+                    assertThat(context.getBean(ReplicaDataSources.class).waitTimeout())
+                            .isEqualTo(java.time.Duration.parse("PT0.02S"));
+                });
+    }
+
+    @Test
+    void compositeKeysAreSpringsSimpleKeyAsCacheableBuildsThem() {
+        runner.withPropertyValues("cdc.invalidation.caches.placeCoupons.key-type=composite",
+                "cdc.invalidation.caches.placeCoupons.table=coupon_db.coupon",
+                "cdc.invalidation.caches.placeCoupons.key-columns=place_id,code").run(context -> {
+                    var placeCoupons = context.getBean(InvalidationClient.class).config().caches().get(2);
                     assertThat(placeCoupons.keyType()).isEqualTo(KeyType.COMPOSITE);
                     assertThat(placeCoupons.compositeKeyFactory().apply(java.util.List.of(7L, "A")))
                             .isEqualTo(new SimpleKey(7L, "A"));
-                    assertThat(config.caches().get(4).sources()).hasSize(2);
-                    assertThat(config.caches().get(1).sources().get(0).evictAll()).isTrue();
+                    assertThat(context.getBean(InvalidationClient.class).config().caches().get(1).sources().get(0)
+                            .evictAll()).isTrue();
                 });
     }
 
@@ -240,6 +252,7 @@ class CdcInvalidationAutoConfigurationTest {
         @Bean
         InvalidationClient ownClient() {
             return new InvalidationClient(InvalidationClientConfig.builder().bootstrapServers("127.0.0.1:1")
+                    .awaitReady(Duration.ZERO) // a client of the application's own brings its own settings
                     .cache(dev.cdccache.client.CacheDefinition.builder("own").table("db.t").keyColumns("id").build())
                     .build());
         }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.cdccache.client.CacheDefinition;
 import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.InvalidationClientConfig;
+import dev.cdccache.client.settings.ClientSettings;
 import dev.cdccache.client.spring.health.CdcInvalidationHealthIndicator;
 import dev.cdccache.client.spring.health.ClientProblem;
 import dev.cdccache.client.spring.health.ClientProblemSource;
@@ -122,8 +123,9 @@ class HealthReadinessTest {
         return group.getHttpCodeStatusMapper().getStatusCode(readinessStatus(context));
     }
 
-    private static InvalidationClientConfig.Builder config() {
-        return InvalidationClientConfig.builder().bootstrapServers("unused:1").requireTopics(true)
+    /** The bound cdc.invalidation.* settings, as an application builds a client of its own from them. */
+    private static InvalidationClientConfig.Builder config(CdcInvalidationProperties properties) {
+        return ClientSettings.read(properties.flatSettings()).requireTopics(true)
                 .positionCheckInterval(Duration.ofMillis(20))
                 .cache(CacheDefinition.builder("coupons").table("coupon_db.copon").keyColumns("id").build());
     }
@@ -131,17 +133,17 @@ class HealthReadinessTest {
     @Configuration(proxyBeanMethods = false)
     static class MissingTopicClient {
         @Bean
-        InvalidationClient invalidationClient() {
+        InvalidationClient invalidationClient(CdcInvalidationProperties properties) {
             // "copon": the table is misspelled, so its topic does not exist.
-            return MockKafka.readyClient(config().build(), Set.of("cdc.coupon_db.copon"));
+            return MockKafka.readyClient(config(properties).build(), Set.of("cdc.coupon_db.copon"));
         }
     }
 
     @Configuration(proxyBeanMethods = false)
     static class NoHeartbeatClient {
         @Bean
-        InvalidationClient invalidationClient() {
-            return MockKafka.readyClient(config().build());
+        InvalidationClient invalidationClient(CdcInvalidationProperties properties) {
+            return MockKafka.readyClient(config(properties).build());
         }
     }
 

@@ -2,6 +2,9 @@ package dev.cdccache.client.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.InvalidationClientConfig;
+import dev.cdccache.client.KeyType;
 import java.util.List;
 import java.util.Objects;
 import org.junit.jupiter.api.Test;
@@ -14,7 +17,7 @@ import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 
 /**
- * Issue 14: binding of {@code cdc.invalidation.*} is strict. A misspelled key used to bind nothing and leave the
+ * Binding of {@code cdc.invalidation.*} is strict. A misspelled key used to bind nothing and leave the
  * default in force silently (a misspelled {@code topic-prefix} reads topics nobody writes; a misspelled
  * {@code max-staleness} keeps 5 s); now start-up fails naming the key and the closest valid one.
  */
@@ -66,9 +69,10 @@ class StrictSettingsTest {
                 "cdc.invalidation.maxStaleness=7s", "cdc.invalidation.caches.coupons.keyType=long")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    CdcInvalidationProperties properties = context.getBean(CdcInvalidationProperties.class);
-                    assertThat(properties.getKafka().getProperties()).containsEntry("security.protocol", "PLAINTEXT");
-                    assertThat(properties.getMaxStaleness()).hasSeconds(7);
+                    InvalidationClientConfig config = context.getBean(InvalidationClient.class).config();
+                    assertThat(config.kafkaProperties()).containsEntry("security.protocol", "PLAINTEXT");
+                    assertThat(config.maxStaleness()).hasSeconds(7);
+                    assertThat(config.caches().get(0).keyType()).isEqualTo(KeyType.LONG);
                 });
     }
 

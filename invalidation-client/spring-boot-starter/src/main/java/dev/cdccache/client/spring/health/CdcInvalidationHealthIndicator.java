@@ -35,9 +35,21 @@ public class CdcInvalidationHealthIndicator extends AbstractHealthIndicator {
     private final Status problemStatus;
     private final List<ClientProblemSource> sources;
 
-    /** Stale status as given, problems that need an operator DOWN, problems from the client's status only. */
-    public CdcInvalidationHealthIndicator(InvalidationClient client, String staleStatus) {
-        this(client, staleStatus, Status.DOWN.getCode(), List.of());
+    /**
+     * The statuses of the client's configuration ({@code health.stale-status}, {@code health.problem-status}),
+     * problems from the client's status only.
+     */
+    public CdcInvalidationHealthIndicator(InvalidationClient client) {
+        this(client, List.of());
+    }
+
+    /**
+     * The statuses of the client's configuration ({@code health.stale-status}, {@code health.problem-status}).
+     *
+     * @param extraSources problem sources besides the client's status
+     */
+    public CdcInvalidationHealthIndicator(InvalidationClient client, List<ClientProblemSource> extraSources) {
+        this(client, client.config().healthStaleStatus(), client.config().healthProblemStatus(), extraSources);
     }
 
     /**

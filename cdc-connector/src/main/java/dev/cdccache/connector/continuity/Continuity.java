@@ -7,7 +7,8 @@ import java.util.Objects;
  * What the connector could prove about its position at start: the epoch it publishes in its heartbeat row, and
  * why that epoch was kept or replaced. Immutable.
  *
- * @param epoch the continuity epoch (CONTRACT.md, "Epoch"); clients drop what they cannot prove when it changes
+ * @param epoch the continuity epoch (docs/connector.md, "Continuity and epochs"); clients drop what they cannot prove
+ *     when it changes
  * @param verdict why the epoch is what it is
  * @param message what happened, for logs and health
  * @param action what the operator should do, empty when nothing
@@ -41,7 +42,13 @@ public record Continuity(String epoch, Verdict verdict, String message, String a
         /** No stored offsets under this name, but another connector's row covered the same tables: a rename. */
         RENAMED(true),
         /** The stored binlog position was purged from the server: the changes in between cannot be read. */
-        POSITION_PURGED(true);
+        POSITION_PURGED(true),
+        /** The stored position was read from another database server (a failover): it means nothing here. */
+        SERVER_CHANGED(true),
+        /** The server's binlog no longer holds the history the stored position was taken from (a reset binlog). */
+        BINLOG_RESET(true),
+        /** The stored offsets were written while the connector captured other tables (or by another process). */
+        CONFIGURATION_CHANGED(true);
 
         private final boolean gap;
 

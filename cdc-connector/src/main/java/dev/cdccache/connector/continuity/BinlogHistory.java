@@ -33,11 +33,20 @@ import java.util.regex.Pattern;
  * <p>A reset history restarts its sequence numbers at 1, so it fails these checks unless its file happens to have an
  * event boundary at the stored offset holding exactly the next sequence number. On MySQL only the event boundary is
  * checked here; its {@code @@server_uuid} ({@link ServerIdentity}) tells servers apart.
+ *
+ * <p>On MariaDB Debezium resumes by GTID, and an offset it stores right after connecting by GTID carries the start of
+ * a file ({@code pos} 4, from the server's rotate event) with the GTIDs it resumed from: that offset names no
+ * transaction boundary. For it the GTID state is compared instead: the server's binlog must reach the stored GTID
+ * position ({@code @@gtid_binlog_pos}), and the file must start before it (its {@code Gtid_list}). A reset history
+ * that has not yet caught up with the stored sequence numbers fails this; one that has already passed them is not
+ * recognised at such an offset.
  */
 final class BinlogHistory {
 
     /** How many events after the stored position are read looking for the next transaction. */
     static final int LOOK_AHEAD = 50;
+    /** The offset of a binlog file's first event (after its 4-byte magic number). */
+    private static final long FILE_START = 4;
 
     private static final Pattern MARIADB_GTID = Pattern.compile("(\\d+)-(\\d+)-(\\d+)");
 
@@ -84,6 +93,9 @@ final class BinlogHistory {
             return Optional.empty();
         }
         Map<Long, Long> stored = lastSequencePerDomain(gtids);
+        if (pos <= FILE_START) {
+            return gtidStateMismatch(file, pos, gtids, stored, stateNow, events);
+        }
         long slack = midTransaction ? 1 : 0;
         for (Event event : events) {
             if ("Gtid".equalsIgnoreCase(event.type())) {
@@ -126,6 +138,28 @@ final class BinlogHistory {
             if (sequence == null || sequence < domain.getValue() || sequence > domain.getValue() + slack) {
                 return Optional.of("no transaction follows the stored position " + file + ":" + pos + ", so the GTID state"
                         + " there should be " + gtids + ", but " + where + " is " + (after.isBlank() ? "empty" : after));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** An offset at the start of a file, stored after a GTID connect: compares GTID states instead of events. */
+    private static Optional<String> gtidStateMismatch(String file, long pos, String gtids, Map<Long, Long> stored,
+            String stateNow, List<Event> events) {
+        Map<Long, Long> server = lastSequencePerDomain(stateNow);
+        String fileStart = events.stream().filter(e -> "Gtid_list".equalsIgnoreCase(e.type())).map(Event::info)
+                .findFirst().orElse("");
+        Map<Long, Long> before = lastSequencePerDomain(fileStart);
+        for (Map.Entry<Long, Long> domain : stored.entrySet()) {
+            Long last = server.get(domain.getKey());
+            if (last == null || last < domain.getValue()) {
+                return Optional.of("the stored position follows GTID " + gtids + ", but the server's binlog ends at GTID "
+                        + (stateNow.isBlank() ? "(none)" : stateNow) + " (@@gtid_binlog_pos), before it");
+            }
+            Long started = before.get(domain.getKey());
+            if (started != null && started > domain.getValue()) {
+                return Optional.of("the stored position " + file + ":" + pos + " follows GTID " + gtids + ", but " + file
+                        + " starts after GTID " + fileStart);
             }
         }
         return Optional.empty();

@@ -91,6 +91,19 @@ class BinlogHistoryTest {
     }
 
     @Test
+    void anOffsetAtTheStartOfAFileAfterAGtidConnectIsJudgedByTheGtidStates() throws SQLException {
+        Map<String, Map<Long, List<Event>>> file = Map.of("mariadb-bin.000001", Map.of(4L, List.of(
+                new Event("Format_desc", "Server ver"), new Event("Gtid_list", "[]"), CHECKPOINT,
+                new Event("Gtid", "BEGIN GTID 0-7-1"))));
+        FakeBinlog sameHistory = new FakeBinlog(List.of("mariadb-bin.000001"), "0-7-210", file);
+        FakeBinlog resetHistory = new FakeBinlog(List.of("mariadb-bin.000001"), "0-7-40", file);
+
+        assertThat(BinlogHistory.mismatch(sameHistory, true, "mariadb-bin.000001", 4, "0-7-197", false)).isEmpty();
+        assertThat(BinlogHistory.mismatch(resetHistory, true, "mariadb-bin.000001", 4, "0-7-197", false))
+                .hasValueSatisfying(why -> assertThat(why).contains("ends at GTID 0-7-40"));
+    }
+
+    @Test
     void theHighestSequenceNumberOfEachDomainIsWhatAGtidListStoresForIt() {
         assertThat(BinlogHistory.lastSequencePerDomain("0-1-22,1-3-5,0-2-30")).containsOnly(Map.entry(0L, 30L), Map.entry(1L, 5L));
         assertThat(BinlogHistory.lastSequencePerDomain("")).isEmpty();

@@ -39,9 +39,10 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Epochs (docs/contract.md, "Epochs") for real: a MariaDB of its own (binlogs are purged here), the shared Kafka broker, the
- * connector restarted in the situations where it can or cannot prove that it resumes where it stopped. Clients see
- * a new epoch in the heartbeat exactly when changes may have been missed; log and health say what happened.
+ * Continuity and epochs (docs/connector.md) for real: a MariaDB of its own (binlogs are purged and reset here), the
+ * shared Kafka broker, the connector restarted in the situations where it can or cannot prove that it resumes where
+ * it stopped. Clients see a new epoch in the heartbeat exactly when changes may have been missed; log and health say
+ * what happened.
  */
 @ExtendWith({LocalStackExtension.class, OutputCaptureExtension.class})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -207,10 +208,106 @@ class ContinuityIT {
         awaitHeartbeatWithEpoch("continuity-renamed", epochOf("continuity-renamed"));
     }
 
+    @Test
+    @Order(6)
+    void binlogResetWhileDownStartsANewEpochAlthoughAFileOfTheStoredNameExists(CapturedOutput output) throws Exception {
+        startConnector(NAME);
+        long id = insert();
+        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+        String before = epochOf(NAME);
+        awaitHeartbeatWithEpoch(NAME, before);
+        connector.close();
+        rename(id, "before the reset"); // its binlog file is deleted by the reset
+        String[] end = binlogEnd(); // the stored position is in this file, before this offset
+        resetBinlog();
+        // the new history reaches a file of the stored name and grows past the stored position there
+        while (!binlogEnd()[0].equals(end[0])) {
+            db.execute(null, "FLUSH BINARY LOGS");
+        }
+        for (int i = 0; Long.parseLong(binlogEnd()[1]) <= Long.parseLong(end[1]); i++) {
+            rename(id, "after the reset " + i);
+        }
+
+        startConnector(NAME);
+
+        String after = epochOf(NAME);
+        assertThat(after).as("epoch after a binlog reset").isNotEqualTo(before);
+        awaitHeartbeatWithEpoch(NAME, after);
+        JsonNode details = continuityHealth().path("details");
+        assertThat(details.path("verdict").asString()).isEqualTo("BINLOG_RESET");
+        assertThat(details.path("gap").asBoolean()).isTrue();
+        assertThat(output.getOut()).contains("Continuity gap: The binlog of");
+        long next = insert();
+        recorder.await(ITEM_TOPIC, c -> isInsert(c, next), 1, WAIT);
+    }
+
     private static long insert() {
         long id = nextId++;
         db.execute(DB, "INSERT INTO item VALUES (" + id + ", 'row " + id + "')");
         return id;
+    }
+
+    @Test
+    @Order(7)
+    void offsetsOfAnotherServerStartANewEpochEvenWhenTheRowWithTheEpochCameAlong(CapturedOutput output) throws Exception {
+        startConnector(NAME);
+        String before = epochOf(NAME);
+        connector.close();
+        MariaDbServer failover = MariaDbServer.builder(Path.of("target", "continuity-db2-" + ProcessHandle.current().pid()))
+                .serverId(2).build().start();
+        try {
+            failover.createDatabase(DB);
+            failover.execute(DB, "CREATE TABLE item (id BIGINT PRIMARY KEY, name VARCHAR(64))");
+            // the heartbeat row replicated to the new primary: its epoch alone proves nothing
+            failover.execute(null, "INSERT INTO " + MariaDbServer.HEARTBEAT_TABLE + " (id, ts, epoch, tables) VALUES ('"
+                    + NAME + "', UTC_TIMESTAMP(6), '" + before + "', '" + DB + ".item')");
+            Map<String, String> settings = settings(NAME);
+            settings.put("cdc.connector.database.port", Integer.toString(failover.port()));
+            connector = InProcessConnector.start(settings);
+
+            JsonNode details = continuityHealth().path("details");
+            assertThat(details.path("verdict").asString()).isEqualTo("SERVER_CHANGED");
+            assertThat(details.path("gap").asBoolean()).isTrue();
+            assertThat(details.path("epoch").asString()).isNotEqualTo(before);
+            assertThat(details.path("message").asString()).contains("server_id 1", "server_id 2");
+            assertThat(output.getOut()).contains("Continuity gap: The binlog position connector 'continuity-a' stopped at");
+        } finally {
+            if (connector != null) {
+                connector.close();
+                connector = null;
+            }
+            failover.close();
+        }
+    }
+
+    private static void rename(long id, String name) {
+        db.execute(DB, "UPDATE item SET name = '" + name + "' WHERE id = " + id);
+    }
+
+    /** RESET MASTER once the stopped connector's dump thread is gone: a new binlog history from file 1 on. */
+    private static void resetBinlog() throws Exception {
+        try (Connection c = db.adminConnection(null); Statement s = c.createStatement()) {
+            awaitNoBinlogReader(s);
+            s.execute("RESET MASTER");
+        }
+    }
+
+    /** The current binlog file and the offset of its end ({@code SHOW MASTER STATUS}). */
+    private static String[] binlogEnd() throws Exception {
+        try (Connection c = db.adminConnection(null); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW MASTER STATUS")) {
+            rs.next();
+            return new String[] {rs.getString(1), rs.getString(2)};
+        }
+    }
+
+    private static void awaitNoBinlogReader(Statement s) {
+        await().atMost(WAIT).until(() -> {
+            try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")) {
+                rs.next();
+                return rs.getInt(1) == 0;
+            }
+        });
     }
 
     private static boolean isInsert(Change c, long id) {
@@ -221,12 +318,7 @@ class ContinuityIT {
     private static void purgeBinlogs() throws Exception {
         try (Connection c = db.adminConnection(null); Statement s = c.createStatement()) {
             // the server keeps a file a replication connection still reads: wait until the stopped one is gone
-            await().atMost(WAIT).until(() -> {
-                try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")) {
-                    rs.next();
-                    return rs.getInt(1) == 0;
-                }
-            });
+            awaitNoBinlogReader(s);
             s.execute("FLUSH BINARY LOGS");
             String current;
             try (ResultSet rs = s.executeQuery("SHOW MASTER STATUS")) {

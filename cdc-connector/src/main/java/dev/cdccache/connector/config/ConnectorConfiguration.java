@@ -3,6 +3,7 @@ package dev.cdccache.connector.config;
 import dev.cdccache.connector.continuity.ContinuityCheck;
 import dev.cdccache.connector.continuity.ContinuityHealthIndicator;
 import dev.cdccache.connector.continuity.ContinuityState;
+import dev.cdccache.connector.continuity.OffsetsOrigin;
 import dev.cdccache.connector.continuity.StoredOffsets;
 import dev.cdccache.connector.engine.ChangeEventEngine;
 import dev.cdccache.connector.engine.EngineFailedEvent;
@@ -14,6 +15,7 @@ import dev.cdccache.connector.heartbeat.HeartbeatWriter;
 import dev.cdccache.connector.health.EngineHealthIndicator;
 import dev.cdccache.connector.health.KafkaHealthIndicator;
 import dev.cdccache.connector.kafka.KafkaClients;
+import dev.cdccache.connector.lease.ConnectorLease;
 import dev.cdccache.connector.metrics.PublishMetrics;
 import dev.cdccache.connector.oversize.OversizedEvents;
 import dev.cdccache.connector.publish.ChangeEventSerializer;
@@ -87,23 +89,39 @@ class ConnectorConfiguration {
         }
 
         @Bean
-        ContinuityHealthIndicator continuityHealthIndicator(ContinuityState state) {
-            return new ContinuityHealthIndicator(state);
+        ContinuityHealthIndicator continuityHealthIndicator(ContinuityState state, ConnectorLease lease) {
+            return new ContinuityHealthIndicator(state, lease::describe);
+        }
+
+        @Bean
+        StoredOffsets storedOffsets(ConnectorProperties properties, DebeziumSettings settings) {
+            return new StoredOffsets(properties.getOffsets().getStore(), settings.engineProperties(), properties.getName(),
+                    properties.getTopicPrefix());
+        }
+
+        @Bean
+        ConnectorLease connectorLease(ConnectorProperties properties, DebeziumSettings settings, StoredOffsets offsets,
+                ContinuityState continuityState, ApplicationEventPublisher events) {
+            return new ConnectorLease(properties.getDatabase(), properties.getName(), settings.serverId(),
+                    settings.heartbeatTable(), () -> offsets.read().origin().map(OffsetsOrigin::instance),
+                    lost -> {
+                        continuityState.engineFailed(lost);
+                        events.publishEvent(new EngineFailedEvent(settings, new IllegalStateException(lost)));
+                    }, Clock.systemUTC());
         }
 
         @Bean
         ChangeEventEngine changeEventEngine(ConnectorProperties properties, DebeziumSettings settings, KafkaClients clients,
-                KafkaChangePublisher publisher, ApplicationEventPublisher events, ContinuityState continuityState) {
+                KafkaChangePublisher publisher, ApplicationEventPublisher events, ContinuityState continuityState,
+                StoredOffsets offsets, ConnectorLease lease) {
             DatabaseCheck databaseCheck = new DatabaseCheck(properties.getDatabase(), settings.dataTables(), settings.heartbeatTable());
             KafkaClusterCheck kafkaCheck = new KafkaClusterCheck(clients.admin(), properties.getKafka().getBootstrapServers(), KAFKA_TIMEOUT);
             TopicProvisioner topics = new TopicProvisioner(clients.admin(), properties.getTopicPartitions(),
                     (short) properties.getTopicReplicationFactor(), KAFKA_TIMEOUT);
             return new ChangeEventEngine(settings, properties.getTopicPrefix(), databaseCheck, kafkaCheck, topics, publisher,
                     error -> events.publishEvent(new EngineFailedEvent(settings, error)),
-                    new ContinuityCheck(properties, settings.heartbeatRow(),
-                            new StoredOffsets(properties.getOffsets().getStore(), settings.engineProperties(),
-                                    properties.getName(), properties.getTopicPrefix()),
-                            continuityState, Clock.systemUTC()));
+                    new ContinuityCheck(properties, settings.heartbeatRow(), offsets, continuityState, lease::instance,
+                            Clock.systemUTC()), lease);
         }
 
         @Bean

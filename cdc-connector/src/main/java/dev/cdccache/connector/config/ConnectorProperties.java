@@ -301,9 +301,10 @@ public class ConnectorProperties implements Validator {
     /** What to do about gaps in the stream (see docs/connector.md, "Continuity and epochs"). */
     public static class Continuity {
         /**
-         * When the stored binlog position was purged from the server: {@code new-epoch} starts at the current
-         * position under a new epoch (clients drop what they cannot prove), {@code fail} stops start-up with the
-         * remedy so that an operator decides.
+         * When the stored binlog position was purged from the server, was read from another server, or lies in a
+         * binlog history that was reset since: {@code new-epoch} starts at the current position under a new epoch
+         * (clients drop what they cannot prove), {@code fail} stops start-up with the remedy so that an operator
+         * decides.
          */
         @NotNull
         private LostPositionPolicy onLostPosition = LostPositionPolicy.NEW_EPOCH;

@@ -4,6 +4,10 @@ import dev.cdccache.connector.config.ConnectorProperties.Flavor;
 import dev.cdccache.connector.heartbeat.HeartbeatRow;
 import dev.cdccache.contract.ConnectorHeader;
 import dev.cdccache.contract.Epoch;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -82,10 +86,26 @@ public final class DebeziumSettings {
         return HEARTBEAT_TOPIC_PREFIX + "." + properties.getTopicPrefix();
     }
 
-    /** Replication client id: the configured one, else one derived from the connector name (stable across restarts). */
+    /**
+     * Replication client id: the configured one, else one derived from the connector name (stable across restarts):
+     * SHA-256 of the name mapped onto 100,000..4,294,967,295 (the server id is an unsigned 32-bit number; the low
+     * ids are left to database servers), so two names collide with a chance of about one in four billion.
+     * {@code String.hashCode} would give "Aa" and "BB" the same id.
+     */
     public long serverId() {
         Long configured = properties.getDatabase().getServerId();
-        return configured != null ? configured : 100_000L + Math.floorMod(properties.getName().hashCode(), 1_000_000_000);
+        return configured != null ? configured : derivedServerId(properties.getName());
+    }
+
+    static long derivedServerId(String name) {
+        byte[] digest;
+        try {
+            digest = MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        long first32 = ByteBuffer.wrap(digest).getInt() & 0xFFFF_FFFFL;
+        return 100_000L + first32 % (0xFFFF_FFFFL - 100_000L + 1);
     }
 
     /** This connector's row in the heartbeat table, when heartbeats are enabled. */

@@ -41,7 +41,13 @@ public record Continuity(String epoch, Verdict verdict, String message, String a
         /** No stored offsets under this name, but another connector's row covered the same tables: a rename. */
         RENAMED(true),
         /** The stored binlog position was purged from the server: the changes in between cannot be read. */
-        POSITION_PURGED(true);
+        POSITION_PURGED(true),
+        /** The stored position was read from another database server (a failover): it means nothing here. */
+        SERVER_CHANGED(true),
+        /** The server's binlog no longer holds the history the stored position was taken from (a reset binlog). */
+        BINLOG_RESET(true),
+        /** The stored offsets were written while the connector captured other tables (or by another process). */
+        CONFIGURATION_CHANGED(true);
 
         private final boolean gap;
 

@@ -1,6 +1,7 @@
 package dev.cdccache.connector.continuity;
 
 import dev.cdccache.connector.config.ConnectorProperties;
+import dev.cdccache.connector.config.ConnectorProperties.Flavor;
 import dev.cdccache.connector.config.ConnectorProperties.LostPositionPolicy;
 import dev.cdccache.connector.continuity.Continuity.Verdict;
 import dev.cdccache.connector.heartbeat.HeartbeatRow;
@@ -23,26 +24,33 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Decides, before the engine starts, whether the connector can prove that it resumes exactly where it stopped,
- * and so which epoch its heartbeat row carries (docs/contract.md, "Epochs"):
+ * and so which epoch its heartbeat row carries (docs/contract.md, "Epochs"; docs/connector.md, "Continuity and
+ * epochs"). A stored position is resumed from under the same epoch only when all of these hold:
  *
  * <ul>
- *   <li>stored offsets whose binlog file is still on the server: the epoch of this connector's row is kept;</li>
- *   <li>stored offsets whose binlog file was purged: the changes in between are gone. With
- *       {@code cdc.connector.continuity.on-lost-position=new-epoch} (default) the offsets are cleared, the engine
- *       starts at the current position and a new epoch makes every client drop what it cannot prove; with
- *       {@code fail} start-up stops with the remedy;</li>
- *   <li>no stored offsets: a new epoch, and the log says whether this is a first start, lost offsets (this
- *       connector's row exists) or a rename (another connector's row covered the same tables).</li>
+ *   <li>it was read from this server ({@link ServerIdentity}, recorded in the {@link OffsetsOrigin} next to the
+ *       offsets);</li>
+ *   <li>its binlog file is still on the server, and the binlog there still holds the history the position was taken
+ *       from ({@link BinlogHistory}: the event boundary, and on MariaDB the GTID after it);</li>
+ *   <li>it was written while the connector captured the same tables, under the epoch its heartbeat row carries.</li>
  * </ul>
  *
- * <p>The decided row is written synchronously before the engine starts, so the epoch in the database is never
- * older than the offsets the engine stores afterwards: a later start that finds offsets also finds the epoch
- * that belongs to them.
+ * <p>Otherwise the changes in between may be missing from the topics. With
+ * {@code cdc.connector.continuity.on-lost-position=new-epoch} (default) the offsets are cleared, the engine starts at
+ * the current position and a new epoch makes every client drop what it cannot prove; with {@code fail} a lost or
+ * foreign position stops start-up with the remedy. Without stored offsets the epoch is new, and the log says whether
+ * this is a first start, lost offsets (this connector's row exists) or a rename (another connector's row covered the
+ * same tables).
+ *
+ * <p>The origin record and the decided row are written synchronously before the engine starts, so the epoch in the
+ * database is never older than the offsets the engine stores afterwards: a later start that finds offsets also
+ * finds the epoch and the origin that belong to them.
  */
 public final class ContinuityCheck {
 
@@ -52,22 +60,37 @@ public final class ContinuityCheck {
     private final Optional<HeartbeatRow> row;
     private final StoredOffsets offsets;
     private final ContinuityState state;
+    private final Supplier<OffsetsOrigin.Instance> instance;
     private final Supplier<String> newEpoch;
     private final Clock clock;
 
+    /**
+     * @param instance this process, as recorded with the offsets (its lease is held by then)
+     */
     public ContinuityCheck(ConnectorProperties properties, Optional<HeartbeatRow> row, StoredOffsets offsets,
-            ContinuityState state, Clock clock) {
-        this(properties, row, offsets, state, Epoch::next, clock);
+            ContinuityState state, Supplier<OffsetsOrigin.Instance> instance, Clock clock) {
+        this(properties, row, offsets, state, instance, Epoch::next, clock);
     }
 
     ContinuityCheck(ConnectorProperties properties, Optional<HeartbeatRow> row, StoredOffsets offsets,
-            ContinuityState state, Supplier<String> newEpoch, Clock clock) {
+            ContinuityState state, Supplier<OffsetsOrigin.Instance> instance, Supplier<String> newEpoch, Clock clock) {
         this.properties = properties;
         this.row = row;
         this.offsets = offsets;
         this.state = state;
+        this.instance = instance;
         this.newEpoch = newEpoch;
         this.clock = clock;
+    }
+
+    /** The captured data tables as recorded with the offsets: lower-case {@code db.table}, sorted, comma-separated. */
+    static String capturedTables(ConnectorProperties properties) {
+        return properties.getTables().stream().map(t -> t.trim().toLowerCase(Locale.ROOT)).distinct().sorted()
+                .collect(Collectors.joining(","));
+    }
+
+    /** A verdict and whether Debezium's stored offset must be cleared for it. */
+    private record Decision(Continuity continuity, boolean clearOffsets) {
     }
 
     /**
@@ -76,18 +99,22 @@ public final class ContinuityCheck {
      * @throws StartupCheckException when the stored position is gone and the policy is {@code fail}
      */
     public Continuity establish() {
-        Optional<Map<String, Object>> stored = offsets.read();
+        StoredOffsets.Stored stored = offsets.read();
         try (Connection connection = DatabaseCheck.connect(properties.getDatabase())) {
+            ServerIdentity server = ServerIdentity.of(connection, properties.getDatabase().getFlavor());
             List<BeatRow> rows = row.isPresent() ? readRows(connection, row.get()) : List.of();
             Optional<BeatRow> own = rows.stream().filter(r -> r.id().equals(properties.getName())).findFirst();
-            Continuity continuity = stored.isPresent()
-                    ? withStoredOffsets(connection, stored.get(), own)
-                    : withoutStoredOffsets(own, rows);
-            state.set(continuity);
-            report(continuity);
+            Decision decision = stored.offset().isPresent()
+                    ? withStoredOffsets(connection, stored.offset().get(), stored.origin(), server, own)
+                    : new Decision(withoutStoredOffsets(own, rows), false);
+            Continuity continuity = decision.continuity();
+            offsets.write(new OffsetsOrigin(server, capturedTables(properties), continuity.epoch(), instance.get()),
+                    decision.clearOffsets());
             if (row.isPresent()) {
                 write(connection, row.get(), continuity.epoch());
             }
+            state.set(continuity);
+            report(continuity);
             return continuity;
         } catch (SQLException e) {
             throw new StartupCheckException("Could not read or write the heartbeat table "
@@ -97,38 +124,92 @@ public final class ContinuityCheck {
         }
     }
 
-    private Continuity withStoredOffsets(Connection connection, Map<String, Object> stored, Optional<BeatRow> own)
-            throws SQLException {
-        String file = String.valueOf(stored.get("file"));
-        Object pos = stored.get("pos");
-        List<String> available = binlogFiles(connection);
-        if (stored.get("file") == null || available.contains(file)) {
-            if (row.isEmpty()) {
-                // heartbeats disabled: no row carries an epoch, and no client can tell epochs apart
-                return new Continuity("", Verdict.RESUMED, "Resuming at the stored binlog position " + file + ":" + pos
-                        + " (heartbeats disabled: no epoch is published).", "", clock.instant());
-            }
-            if (own.isPresent() && !own.get().epoch().isEmpty()) {
-                return new Continuity(own.get().epoch(), Verdict.RESUMED, "Resuming at the stored binlog position "
-                        + file + ":" + pos + "; epoch " + own.get().epoch() + " kept.", "", clock.instant());
-            }
-            return new Continuity(newEpoch.get(), Verdict.EPOCH_UNKNOWN, "Resuming at the stored binlog position "
-                    + file + ":" + pos + ", but the heartbeat row of '" + properties.getName()
-                    + "' (with its epoch) is gone; starting a new epoch to be safe: clients drop their cached entries"
-                    + " of the captured tables once.", "", clock.instant());
+    private Decision withStoredOffsets(Connection connection, Map<String, Object> stored, Optional<OffsetsOrigin> origin,
+            ServerIdentity server, Optional<BeatRow> own) throws SQLException {
+        String file = stored.get("file") == null ? null : stored.get("file").toString();
+        String position = file + ":" + stored.get("pos");
+        String name = properties.getName();
+        if (origin.isPresent() && !origin.get().server().equals(server)) {
+            return lost(Verdict.SERVER_CHANGED, "The binlog position connector '" + name + "' stopped at (" + position
+                    + ") was read from the server with " + origin.get().server() + ", but " + where() + " is the server"
+                    + " with " + server + " (a failover, or cdc.connector.database.host names another server now): the"
+                    + " same binlog file names hold other events there, and the changes committed meanwhile cannot be"
+                    + " told apart.", "Nothing, if the database failed over on purpose. Otherwise check"
+                    + " cdc.connector.database.host and cdc.connector.database.port.");
         }
-        String oldest = available.isEmpty() ? "none" : available.get(0);
-        String what = "The binlog position connector '" + properties.getName() + "' stopped at (" + file + ":" + pos
-                + ") is no longer on the server " + where() + " (oldest binlog file there: " + oldest + "): it was"
-                + " purged while the connector was down, and the changes committed in between cannot be read.";
+        List<String> available = binlogFiles(connection);
+        if (file != null && !available.contains(file)) {
+            String oldest = available.isEmpty() ? "none" : available.get(0);
+            return lost(Verdict.POSITION_PURGED, "The binlog position connector '" + name + "' stopped at (" + position
+                    + ") is no longer on the server " + where() + " (oldest binlog file there: " + oldest + "): it was"
+                    + " purged while the connector was down, and the changes committed in between cannot be read.",
+                    "Keep binlogs longer than the connector's longest outage (binlog_expire_logs_seconds /"
+                            + " expire_logs_days), and alert on the connector being down.");
+        }
+        if (file != null) {
+            Optional<String> mismatch = BinlogHistory.mismatch(BinlogHistory.of(connection),
+                    properties.getDatabase().getFlavor() == Flavor.MARIADB, file, asLong(stored.get("pos")),
+                    stored.get("gtids") == null ? null : stored.get("gtids").toString(),
+                    asLong(stored.get("event")) > 0 || asLong(stored.get("row")) > 0);
+            if (mismatch.isPresent()) {
+                return lost(Verdict.BINLOG_RESET, "The binlog of " + where() + " no longer holds the history connector '"
+                        + name + "' stopped in: " + mismatch.get() + ". The binlog was reset (RESET MASTER) or the"
+                        + " server replaced (a restored backup, another server with the same server_id) while the"
+                        + " connector was down, and the changes committed in between cannot be told apart.",
+                        "Do not reset the binlog of a server a connector reads; after a restore from backup nothing"
+                                + " more is needed.");
+            }
+        }
+        String tables = capturedTables(properties);
+        if (origin.isPresent() && !origin.get().tables().equals(tables)) {
+            String epoch = newEpoch.get();
+            return new Decision(new Continuity(epoch, Verdict.CONFIGURATION_CHANGED, "The stored offsets of connector '"
+                    + name + "' were written while it captured [" + origin.get().tables() + "] (" + origin.get().instance()
+                    + "), but it now captures [" + tables + "]: changes of tables it did not capture then were not"
+                    + " published. Starting at the current binlog position under a new epoch " + epoch + ": every"
+                    + " client drops its cached entries of the captured tables.",
+                    "If another process with the same cdc.connector.name captured other tables, give every connector"
+                            + " its own name; after a deliberate change of cdc.connector.tables nothing more is needed.",
+                    clock.instant()), true);
+        }
+        if (row.isEmpty()) {
+            // heartbeats disabled: no row carries an epoch, and no client can tell epochs apart
+            return new Decision(new Continuity("", Verdict.RESUMED, "Resuming at the stored binlog position " + position
+                    + " (heartbeats disabled: no epoch is published).", "", clock.instant()), false);
+        }
+        if (own.isPresent() && !own.get().epoch().isEmpty()
+                && (origin.isEmpty() || origin.get().epoch().equals(own.get().epoch()))) {
+            return new Decision(new Continuity(own.get().epoch(), Verdict.RESUMED, "Resuming at the stored binlog position "
+                    + position + " on the server with " + server + "; epoch " + own.get().epoch() + " kept.", "",
+                    clock.instant()), false);
+        }
+        String why = own.isEmpty() || own.get().epoch().isEmpty()
+                ? "the heartbeat row of '" + name + "' (with its epoch) is gone"
+                : "the heartbeat row of '" + name + "' carries epoch " + own.get().epoch() + ", not the epoch "
+                        + origin.get().epoch() + " the stored offsets were written under (another process wrote it)";
+        return new Decision(new Continuity(newEpoch.get(), Verdict.EPOCH_UNKNOWN, "Resuming at the stored binlog position "
+                + position + ", but " + why + "; starting a new epoch to be safe: clients drop their cached entries"
+                + " of the captured tables once.", "", clock.instant()), false);
+    }
+
+    /**
+     * The stored position cannot be resumed from: with the policy {@code fail} start-up stops, otherwise the offsets
+     * are cleared and a new epoch starts at the current position.
+     */
+    private Decision lost(Verdict verdict, String what, String action) {
         if (properties.getContinuity().getOnLostPosition() == LostPositionPolicy.FAIL) {
             throw new StartupCheckException(what, lostPositionRemedy());
         }
-        offsets.clear();
-        return new Continuity(newEpoch.get(), Verdict.POSITION_PURGED, what + " Starting at the current binlog"
-                + " position under a new epoch: every client drops its cached entries of the captured tables.",
-                "Keep binlogs longer than the connector's longest outage (binlog_expire_logs_seconds /"
-                        + " expire_logs_days), and alert on the connector being down.", clock.instant());
+        return new Decision(new Continuity(newEpoch.get(), verdict, what + " Starting at the current binlog position"
+                + " under a new epoch: every client drops its cached entries of the captured tables.", action,
+                clock.instant()), true);
+    }
+
+    private static long asLong(Object value) {
+        if (value instanceof Number n) {
+            return n.longValue();
+        }
+        return value == null ? 0 : Long.parseLong(value.toString());
     }
 
     private Continuity withoutStoredOffsets(Optional<BeatRow> own, List<BeatRow> rows) {

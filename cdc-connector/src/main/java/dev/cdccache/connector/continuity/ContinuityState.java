@@ -29,12 +29,12 @@ public final class ContinuityState {
         return c == null ? null : c.epoch();
     }
 
-    /** Records that the engine refused to go on because its position is gone (message and remedy). */
+    /** Records that the engine refused to go on: its position is gone, or its lease was lost (message and remedy). */
     public void engineFailed(String explanation) {
         engineFailure.set(explanation);
     }
 
-    /** Why the engine stopped on a lost position, if it did. */
+    /** Why the engine stopped on a lost position or lease, if it did. */
     public Optional<String> engineFailure() {
         return Optional.ofNullable(engineFailure.get());
     }

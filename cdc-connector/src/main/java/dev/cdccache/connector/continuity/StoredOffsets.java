@@ -5,6 +5,7 @@ import dev.cdccache.connector.engine.KafkaTopicOffsetStore;
 import io.debezium.embedded.EmbeddedWorkerConfig;
 import io.debezium.embedded.KafkaConnectUtil;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -21,11 +22,14 @@ import org.apache.kafka.connect.storage.OffsetStorageWriter;
  * through the same offset store class, settings and converters the engine uses, so both see the same thing.
  *
  * <p>The binlog connectors store one offset per connector under the source partition
- * {@code {"server": <topic-prefix>}} in the engine's namespace (its name).
+ * {@code {"server": <topic-prefix>}} in the engine's namespace (its name). Next to it, under the partition
+ * {@code {"cdc-connector": "origin"}} of the same namespace, the connector keeps its {@link OffsetsOrigin}: what
+ * those offsets were written under. Debezium reads only its own partition and leaves the other alone.
  */
 public class StoredOffsets {
 
     private static final long TIMEOUT_SECONDS = 30;
+    private static final Map<String, String> ORIGIN_PARTITION = Map.of("cdc-connector", "origin");
 
     private final ConnectorProperties.OffsetStore kind;
     private final Properties engineProperties;
@@ -43,14 +47,21 @@ public class StoredOffsets {
         this.partition = Map.of("server", topicPrefix);
     }
 
-    /** The stored offset ({@code file}, {@code pos}, {@code gtids}, ...), empty when none is stored. */
-    public Optional<Map<String, Object>> read() {
+    /** What the store holds: Debezium's offset and the record of what it was written under, each maybe absent. */
+    public record Stored(Optional<Map<String, Object>> offset, Optional<OffsetsOrigin> origin) {
+    }
+
+    /** Reads Debezium's offset ({@code file}, {@code pos}, {@code gtids}, ...) and the origin record. */
+    public Stored read() {
         OffsetBackingStore store = open();
         try {
             Converter converter = KafkaConnectUtil.converterForOffsetStore();
             try (OffsetStorageReaderImpl reader = new OffsetStorageReaderImpl(store, engineName, converter, converter)) {
-                Map<String, Object> offset = reader.offset(partition);
-                return offset == null || offset.isEmpty() ? Optional.empty() : Optional.of(new HashMap<>(offset));
+                Map<Map<String, String>, Map<String, Object>> offsets = reader.offsets(List.of(partition, ORIGIN_PARTITION));
+                Map<String, Object> offset = offsets.get(partition);
+                Map<String, Object> origin = offsets.get(ORIGIN_PARTITION);
+                return new Stored(offset == null || offset.isEmpty() ? Optional.empty() : Optional.of(new HashMap<>(offset)),
+                        origin == null ? Optional.empty() : Optional.ofNullable(OffsetsOrigin.fromMap(origin)));
             }
         } finally {
             store.stop();
@@ -58,22 +69,26 @@ public class StoredOffsets {
     }
 
     /**
-     * Removes the stored offset (a tombstone in the offsets topic), so that the engine starts as on its first run:
-     * at the current binlog position, with a schema-only snapshot.
+     * Records what the offsets stored from now on are written under and, with {@code clearOffset}, removes
+     * Debezium's offset (a tombstone in the offsets topic) so that the engine starts as on its first run: at the
+     * current binlog position, with a schema-only snapshot. Both in one flush.
      */
-    public void clear() {
+    public void write(OffsetsOrigin origin, boolean clearOffset) {
         OffsetBackingStore store = open();
         try {
             Converter converter = KafkaConnectUtil.converterForOffsetStore();
             OffsetStorageWriter writer = new OffsetStorageWriter(store, engineName, converter, converter);
-            writer.offset(partition, null);
+            if (clearOffset) {
+                writer.offset(partition, null);
+            }
+            writer.offset(ORIGIN_PARTITION, origin.toMap());
             writer.beginFlush();
             writer.doFlush((error, result) -> { }).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while clearing the stored offsets", e);
+            throw new IllegalStateException("interrupted while writing the stored offsets", e);
         } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("could not clear the stored offsets of " + engineName + ": " + e, e);
+            throw new IllegalStateException("could not write the stored offsets of " + engineName + ": " + e, e);
         } finally {
             store.stop();
         }

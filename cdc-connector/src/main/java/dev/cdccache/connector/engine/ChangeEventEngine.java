@@ -3,6 +3,7 @@ package dev.cdccache.connector.engine;
 import dev.cdccache.connector.config.DebeziumSettings;
 import dev.cdccache.connector.continuity.ContinuityCheck;
 import dev.cdccache.connector.continuity.LostPositionFailure;
+import dev.cdccache.connector.lease.ConnectorLease;
 import dev.cdccache.connector.startup.DatabaseCheck;
 import dev.cdccache.connector.startup.KafkaClusterCheck;
 import dev.cdccache.connector.startup.TopicProvisioner;
@@ -25,8 +26,9 @@ import org.springframework.context.SmartLifecycle;
  * Runs the Debezium embedded engine for the application's lifetime.
  *
  * <p>{@link #start()} first runs the start-up checks (Kafka reachable, database reachable with
- * binlog ROW/FULL, privileges, tables), creates the change topics, decides the continuity epoch
- * ({@link ContinuityCheck}), then starts the engine on its own thread. {@link #stop()} closes the engine, which stops reading, lets the batch in hand finish
+ * binlog ROW/FULL, privileges, tables), takes the connector's lease on its name and server id
+ * ({@link ConnectorLease}), creates the change topics, decides the continuity epoch ({@link ContinuityCheck}),
+ * then starts the engine on its own thread. {@link #stop()} closes the engine, which stops reading, lets the batch in hand finish
  * and stores the last processed offsets. Because it runs in the last lifecycle phase, it stops
  * before the web server does.
  */
@@ -41,6 +43,7 @@ public final class ChangeEventEngine implements SmartLifecycle {
     private final DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> publisher;
     private final Consumer<Throwable> onUnexpectedStop;
     private final ContinuityCheck continuity;
+    private final ConnectorLease lease;
     private final StreamingStatus streaming;
     private final AtomicReference<EngineState> state = new AtomicReference<>(EngineState.STOPPED);
 
@@ -52,10 +55,11 @@ public final class ChangeEventEngine implements SmartLifecycle {
      * @param onUnexpectedStop called when the engine stops by itself (an error, or Kafka
      *     refusing events); the application decides whether to exit
      * @param continuity decides the epoch (and clears offsets whose position is gone) before the engine starts
+     * @param lease taken before anything is written under the connector's name, released when the engine stops
      */
     public ChangeEventEngine(DebeziumSettings settings, String topicPrefix, DatabaseCheck databaseCheck,
             KafkaClusterCheck kafkaCheck, TopicProvisioner topics, DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> publisher,
-            Consumer<Throwable> onUnexpectedStop, ContinuityCheck continuity) {
+            Consumer<Throwable> onUnexpectedStop, ContinuityCheck continuity, ConnectorLease lease) {
         this.settings = settings;
         this.databaseCheck = databaseCheck;
         this.kafkaCheck = kafkaCheck;
@@ -63,6 +67,7 @@ public final class ChangeEventEngine implements SmartLifecycle {
         this.publisher = publisher;
         this.onUnexpectedStop = onUnexpectedStop;
         this.continuity = continuity;
+        this.lease = lease;
         this.streaming = new StreamingStatus(topicPrefix);
     }
 
@@ -73,14 +78,17 @@ public final class ChangeEventEngine implements SmartLifecycle {
         try {
             kafkaCheck.verify();
             databaseCheck.verify();
+            lease.acquire(); // before the offsets, the epoch or the heartbeat row are touched
             topics.createMissing(settings.changeTopics());
             continuity.establish();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             state.set(EngineState.FAILED);
+            lease.close();
             throw new IllegalStateException("Interrupted during start-up checks", e);
         } catch (RuntimeException e) {
             state.set(EngineState.FAILED);
+            lease.close();
             throw e;
         }
         if (log.isDebugEnabled()) {
@@ -139,6 +147,7 @@ public final class ChangeEventEngine implements SmartLifecycle {
         }
         engine = null;
         executor = null;
+        lease.close(); // only once the engine stored its last offsets
         if (state.get() != EngineState.FAILED) {
             state.set(EngineState.STOPPED);
         }

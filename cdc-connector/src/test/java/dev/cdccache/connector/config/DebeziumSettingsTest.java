@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.cdccache.contract.KafkaSecurity;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class DebeziumSettingsTest {
@@ -130,6 +132,19 @@ class DebeziumSettingsTest {
         ConnectorProperties p = properties();
         p.getDatabase().setServerId(4242L);
         assertThat(new DebeziumSettings(p).serverId()).isEqualTo(4242L);
+    }
+
+    @Test
+    void derivedServerIdsOfNamesWithTheSameHashCodeDifferAndStayAboveTheServersIds() {
+        assertThat("Aa".hashCode()).isEqualTo("BB".hashCode());
+        assertThat(DebeziumSettings.derivedServerId("Aa")).isNotEqualTo(DebeziumSettings.derivedServerId("BB"));
+        Set<Long> ids = new HashSet<>();
+        for (int i = 0; i < 10_000; i++) {
+            long id = DebeziumSettings.derivedServerId("connector-" + i);
+            assertThat(id).isBetween(100_000L, 0xFFFF_FFFFL);
+            ids.add(id);
+        }
+        assertThat(ids).as("distinct ids of 10,000 names").hasSize(10_000);
     }
 
     @Test

@@ -63,6 +63,16 @@ public final class ConnectorProcess implements AutoCloseable {
         if (process != null && process.isAlive()) {
             return this;
         }
+        launch();
+        awaitHealthy(START_TIMEOUT);
+        return this;
+    }
+
+    /**
+     * Starts the process without waiting for it to become healthy: for a connector that is expected to refuse to
+     * start ({@link #awaitExit(Duration)}).
+     */
+    public ConnectorProcess launch() {
         if (!Files.isRegularFile(spec.execJar)) {
             throw new IllegalStateException("connector jar " + spec.execJar.toAbsolutePath()
                     + " not found: build it with ./mvnw -pl cdc-connector package -DskipTests (or copy it with"
@@ -76,8 +86,12 @@ public final class ConnectorProcess implements AutoCloseable {
         spec.jvmArgs.forEach(builder::jvmArg);
         arguments().forEach(builder::arg);
         process = builder.start();
-        awaitHealthy(START_TIMEOUT);
         return this;
+    }
+
+    /** Waits until the process exits and returns its exit code (1: start-up refused, 3: the engine stopped). */
+    public int awaitExit(Duration timeout) {
+        return process.waitFor(timeout);
     }
 
     /** Waits until {@code /actuator/health} answers 200 (status UP). */

@@ -10,11 +10,13 @@ import dev.cdccache.client.eviction.EvictionRouter;
 import dev.cdccache.client.keymapping.KeyMapper;
 import dev.cdccache.client.metrics.BadInputLog;
 import dev.cdccache.client.metrics.ClientMetrics;
+import dev.cdccache.client.metrics.ErrorReason;
 import dev.cdccache.client.position.AppliedPositions;
 import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.FreshnessProblem;
 import dev.cdccache.client.staleness.StalenessGuard;
 import dev.cdccache.client.staleness.StalenessStatus;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -352,9 +354,30 @@ public final class InvalidationClient implements AutoCloseable {
         return positions;
     }
 
-    /** The client's meters (counters readable in tests and health details). */
-    public ClientMetrics metrics() {
+    /** The client's meters; the core's own packages and its tests read them. */
+    ClientMetrics metrics() {
         return metrics;
+    }
+
+    /**
+     * The registry the client's meters are registered in ({@link InvalidationClientConfig#meterRegistry()}, or one of
+     * its own when none was configured), for meters an application or a front end adds beside them.
+     */
+    public MeterRegistry meterRegistry() {
+        return metrics.registry();
+    }
+
+    /** How many errors of {@code reason} the client counted so far ({@code cdc.client.errors}), e.g. for health. */
+    public long errorCount(ErrorReason reason) {
+        return metrics.errorCount(reason);
+    }
+
+    /**
+     * Binds Caffeine's statistics of a cache the client does not own (e.g. the Hibernate module's query results) as
+     * {@code cache.*} meters tagged like the client's own caches.
+     */
+    public void bindCacheMetrics(String name, com.github.benmanes.caffeine.cache.Cache<?, ?> cache) {
+        metrics.bindCache(name, cache);
     }
 
     /** A unique id of this client instance (also its Kafka client.id and metrics tag). */

@@ -1,5 +1,6 @@
 package dev.cdccache.client.cache;
 
+import dev.cdccache.client.Internal;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.stats.ConcurrentStatsCounter;
@@ -41,6 +42,7 @@ import java.util.function.Function;
  * @param <K> key type
  * @param <V> value type
  */
+@Internal
 public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<K, V> {
 
     /** Hook for counting loads that were not cached. */

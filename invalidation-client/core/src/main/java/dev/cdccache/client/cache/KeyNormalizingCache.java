@@ -1,5 +1,6 @@
 package dev.cdccache.client.cache;
 
+import dev.cdccache.client.Internal;
 import com.github.benmanes.caffeine.cache.Cache;
 import dev.cdccache.client.InvalidatingCache;
 import dev.cdccache.client.KeyNormalization;
@@ -20,6 +21,7 @@ import java.util.function.Function;
  * @param <K> key type
  * @param <V> value type
  */
+@Internal
 public final class KeyNormalizingCache<K, V> implements InvalidatingCache<K, V> {
 
     private final InvalidatingCache<K, V> cache;

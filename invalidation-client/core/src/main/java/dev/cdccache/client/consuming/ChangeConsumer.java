@@ -1,5 +1,6 @@
 package dev.cdccache.client.consuming;
 
+import dev.cdccache.client.Internal;
 import dev.cdccache.client.InvalidationClientConfig;
 import dev.cdccache.client.eviction.EvictionRouter;
 import dev.cdccache.client.metrics.BadInputLog;
@@ -46,6 +47,7 @@ import org.slf4j.LoggerFactory;
  * with topic/partition/offset and made safe, and the rest of the batch goes on. Anything escaping an iteration
  * makes the loop back off and restart ({@link #run()}); it never ends before {@link #stop()}.
  */
+@Internal
 public final class ChangeConsumer implements Runnable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChangeConsumer.class);

@@ -1,5 +1,6 @@
 package dev.cdccache.client.eviction;
 
+import dev.cdccache.client.Internal;
 import dev.cdccache.client.InvalidatingCache;
 import dev.cdccache.client.keymapping.KeyMapper;
 
@@ -10,6 +11,7 @@ import dev.cdccache.client.keymapping.KeyMapper;
  * @param table {@code database.table}
  * @param keyMapper derives keys from rows, or {@code null} if every change evicts the whole cache
  */
+@Internal
 public record CacheBinding(InvalidatingCache<Object, ?> cache, String table, KeyMapper keyMapper) {
 
     public boolean evictAll() {

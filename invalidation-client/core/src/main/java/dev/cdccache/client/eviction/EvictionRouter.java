@@ -1,5 +1,6 @@
 package dev.cdccache.client.eviction;
 
+import dev.cdccache.client.Internal;
 import dev.cdccache.client.keymapping.KeyMappingException;
 import dev.cdccache.client.metrics.BadInputLog;
 import dev.cdccache.client.metrics.ClientMetrics;
@@ -20,6 +21,7 @@ import tools.jackson.databind.JsonNode;
  * are evicted (so a changed secondary key evicts the old and the new key); evict-all bindings, truncates
  * and rows whose key cannot be derived evict the whole cache. Used by the consumer thread only.
  */
+@Internal
 public final class EvictionRouter {
 
     private final Map<String, List<CacheBinding>> bindingsByTopic;

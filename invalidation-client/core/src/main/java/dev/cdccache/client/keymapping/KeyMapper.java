@@ -1,5 +1,6 @@
 package dev.cdccache.client.keymapping;
 
+import dev.cdccache.client.Internal;
 import dev.cdccache.client.KeyNormalization;
 import dev.cdccache.client.KeyType;
 import java.math.BigDecimal;
@@ -13,6 +14,7 @@ import tools.jackson.databind.JsonNode;
  * Derives the cache key of a row (a Debezium {@code before}/{@code after} object) from its key columns,
  * converted to the cache's {@link KeyType}. Immutable and thread-safe.
  */
+@Internal
 public final class KeyMapper {
 
     /** Longest numeric text converted; longer is no long anyway and would only cost CPU to look at. */

@@ -1,5 +1,6 @@
 package dev.cdccache.client.metrics;
 
+import dev.cdccache.client.Internal;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -8,6 +9,7 @@ import org.slf4j.LoggerFactory;
  * Logs bad input with its topic/partition/offset, once per reason and topic per minute, with the number of
  * occurrences suppressed in between, so a flood of poison messages does not flood the log.
  */
+@Internal
 public final class BadInputLog {
 
     private static final Logger LOG = LoggerFactory.getLogger(BadInputLog.class);

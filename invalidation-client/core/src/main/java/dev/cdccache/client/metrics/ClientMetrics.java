@@ -1,5 +1,6 @@
 package dev.cdccache.client.metrics;
 
+import dev.cdccache.client.Internal;
 import com.github.benmanes.caffeine.cache.Cache;
 import dev.cdccache.client.staleness.StalenessGuard;
 import io.micrometer.core.instrument.Counter;
@@ -55,6 +56,7 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@code cache.*} (tags cache=name): Caffeine statistics via {@link CaffeineCacheMetrics}.</li>
  * </ul>
  */
+@Internal
 public final class ClientMetrics {
 
     private final MeterRegistry registry;

@@ -1,5 +1,6 @@
 package dev.cdccache.client.metrics;
 
+import dev.cdccache.client.Internal;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
@@ -8,6 +9,7 @@ import java.util.function.LongSupplier;
  * Lets one report per key through per interval and counts the ones it holds back, so that a repeated failure
  * (poison messages, a listener that always throws) is logged, not flooded.
  */
+@Internal
 public final class LogThrottle {
 
     /** {@link #admit} for an occurrence that is held back. */

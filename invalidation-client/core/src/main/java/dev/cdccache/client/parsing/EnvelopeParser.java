@@ -1,5 +1,6 @@
 package dev.cdccache.client.parsing;
 
+import dev.cdccache.client.Internal;
 import dev.cdccache.contract.Envelope;
 import dev.cdccache.contract.ReducedEvent;
 import java.util.HashSet;
@@ -13,6 +14,7 @@ import tools.jackson.databind.json.JsonMapper;
  * Parses Debezium's JSON change-event envelope, with schemas disabled ({@code {"before":..,"after":..}})
  * or enabled ({@code {"schema":..,"payload":{...}}}). Unknown fields are ignored. Thread-safe.
  */
+@Internal
 public final class EnvelopeParser {
 
     private final ObjectMapper mapper = JsonMapper.builder().build();

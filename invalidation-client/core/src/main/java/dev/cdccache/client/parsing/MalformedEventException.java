@@ -1,6 +1,9 @@
 package dev.cdccache.client.parsing;
 
+import dev.cdccache.client.Internal;
+
 /** A record value that is not a usable Debezium change event. */
+@Internal
 public final class MalformedEventException extends Exception {
 
     /** Why, as a metric tag value. */

@@ -1,5 +1,6 @@
 package dev.cdccache.client.staleness;
 
+import dev.cdccache.client.Internal;
 import java.util.List;
 
 /**
@@ -13,6 +14,7 @@ import java.util.List;
  * @param sources the tables feeding the cache
  * @param evictAll evicts every entry of the cache (when its entries cannot be proven)
  */
+@Internal
 public record CacheFreshness(String cache, StalenessGuard guard, List<Source> sources, Runnable evictAll) {
 
     public CacheFreshness {

@@ -1,5 +1,6 @@
 package dev.cdccache.client.staleness;
 
+import dev.cdccache.client.Internal;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Locale;
@@ -38,6 +39,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * Used by the consumer thread only; not thread-safe.
  */
+@Internal
 public final class HeartbeatCoverage {
 
     private static final Logger LOG = LoggerFactory.getLogger(HeartbeatCoverage.class);

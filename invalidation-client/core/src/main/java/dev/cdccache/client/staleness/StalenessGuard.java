@@ -1,5 +1,6 @@
 package dev.cdccache.client.staleness;
 
+import dev.cdccache.client.Internal;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
 import java.time.Duration;
@@ -33,6 +34,7 @@ import java.util.function.LongSupplier;
  * went out of date under load (a starved timer thread) and the consistency verifier caught entries served
  * up to 286 ms past a 3 s bound. Ticks that come too late are counted ({@link #overruns()}).
  */
+@Internal
 public final class StalenessGuard {
 
     private static final long UNKNOWN = Long.MIN_VALUE;

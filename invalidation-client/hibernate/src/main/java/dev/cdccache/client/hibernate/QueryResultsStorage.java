@@ -26,7 +26,7 @@ final class QueryResultsStorage implements StorageAccess {
     }
 
     void bind(InvalidationClient client, String name) {
-        client.metrics().bindCache(name, results);
+        client.bindCacheMetrics(name, results);
         this.client = client;
     }
 

@@ -26,7 +26,7 @@ public class CdcCacheManager implements CacheManager {
         for (dev.cdccache.client.CacheDefinition definition : client.config().caches()) {
             String name = definition.name();
             adapted.put(name, new CdcSpringCache.Shared(client.cache(name), EvictedKeyTypes.of(definition),
-                    client.metrics().registry(), client.instanceId()));
+                    client.meterRegistry(), client.instanceId()));
         }
         this.caches = Map.copyOf(adapted);
     }

@@ -79,11 +79,11 @@ final class ReplicaDataSources implements BeanPostProcessor, SmartInitializingSi
             FunctionCounter.builder("cdc.client.replica.waits", f, ReplicaFence::caughtUpCount)
                     .tags("client", c.instanceId(), "result", "caught_up")
                     .description("Replica connection checkouts, by whether the replica had applied every invalidated"
-                            + " change within the wait").register(c.metrics().registry());
+                            + " change within the wait").register(c.meterRegistry());
             FunctionCounter.builder("cdc.client.replica.waits", f, ReplicaFence::behindCount)
                     .tags("client", c.instanceId(), "result", "behind")
                     .description("Replica connection checkouts, by whether the replica had applied every invalidated"
-                            + " change within the wait").register(c.metrics().registry());
+                            + " change within the wait").register(c.meterRegistry());
         }
     }
 

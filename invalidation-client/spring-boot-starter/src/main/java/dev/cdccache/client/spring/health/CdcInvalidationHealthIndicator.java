@@ -99,7 +99,7 @@ public class CdcInvalidationHealthIndicator extends AbstractHealthIndicator {
         }
         Map<String, Long> errors = new LinkedHashMap<>();
         for (ErrorReason reason : ErrorReason.values()) {
-            long count = client.metrics().errorCount(reason);
+            long count = client.errorCount(reason);
             if (count > 0) {
                 errors.put(reason.tag(), count);
             }

@@ -38,5 +38,6 @@ class ConnectConfigExportIT {
         assertThat(json.path("config").path("table.include.list").asString())
                 .isEqualTo("coupon_db\\.coupon,coupon_db\\.coupon_attribute,cdc_meta\\.heartbeat");
         assertThat(json.path("config").path("database.password").asString()).isEqualTo("${env:CDC_CONNECTOR_DATABASE_PASSWORD}");
+        assertThat(json.path("config").path("topic.creation.default.cleanup.policy").asString()).isEqualTo("delete");
     }
 }

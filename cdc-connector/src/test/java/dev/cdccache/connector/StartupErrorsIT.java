@@ -13,6 +13,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -121,6 +125,20 @@ class StartupErrorsIT {
         assertThat(log).contains("CDC connector cannot start: The database at").contains("access denied")
                 .contains("Action:").contains("cdc.connector.database.password")
                 .doesNotContain("not-the-password");
+    }
+
+    @Test
+    void aCompactedChangeTopicFailsStartUpWithHowToFixIt(LocalStack stack) throws Exception {
+        Map<String, String> settings = settings(stack, "compacted");
+        String topic = "compacted." + DB + ".present";
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)
+                    .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)))).all().get();
+        }
+
+        StartupCheckException failure = startupFailure(settings);
+        assertThat(failure.getMessage()).contains("Change topic(s) " + topic + " (cleanup.policy=compact) are compacted");
+        assertThat(failure.fix()).contains("--entity-name <topic> --add-config cleanup.policy=delete");
     }
 
     @Test

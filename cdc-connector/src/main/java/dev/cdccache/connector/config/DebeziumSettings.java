@@ -27,7 +27,7 @@ public final class DebeziumSettings {
     public static final String HEARTBEAT_TOPIC_PREFIX = "__debezium-heartbeat";
 
     /**
-     * Kafka header every published record carries, value = the connector's name in UTF-8 (CONTRACT.md, "Header"):
+     * Kafka header every published record carries, value = the connector's name in UTF-8 (docs/connector.md, "Event contract"):
      * clients accept a heartbeat only from the connector whose row it is.
      */
     public static final String CONNECTOR_HEADER = "cdc-connector";
@@ -201,7 +201,7 @@ public final class DebeziumSettings {
             config.put("heartbeat.action.query", heartbeatRow().orElseThrow()
                     .literalUpsertStatement("connect-" + UUID.randomUUID()));
         }
-        // CONTRACT.md, "Header": the same header the embedded connector sets on every record.
+        // The same header the embedded connector sets on every record (docs/connector.md, "Event contract").
         config.put("transforms", "connectorHeader");
         config.put("transforms.connectorHeader.type", "org.apache.kafka.connect.transforms.InsertHeader");
         config.put("transforms.connectorHeader.header", CONNECTOR_HEADER);
@@ -213,6 +213,8 @@ public final class DebeziumSettings {
         config.put("value.converter.schemas.enable", "false");
         config.put("topic.creation.default.partitions", Integer.toString(properties.getTopicPartitions()));
         config.put("topic.creation.default.replication.factor", Integer.toString(properties.getTopicReplicationFactor()));
+        // as the embedded connector creates them: a compacted change topic would lose changes for its readers
+        config.put("topic.creation.default.cleanup.policy", "delete");
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", properties.getName());
         body.put("config", config);

@@ -40,4 +40,26 @@ class ConnectConfigExportIT {
         assertThat(json.path("config").path("database.password").asString()).isEqualTo("${env:CDC_CONNECTOR_DATABASE_PASSWORD}");
         assertThat(json.path("config").path("topic.creation.default.cleanup.policy").asString()).isEqualTo("delete");
     }
+
+    @Test
+    void theExportRefusesADebeziumOverrideThatBreaksTheContract(@TempDir Path dir) throws Exception {
+        JavaProcess process = JavaProcess.builder("connector-export-refused")
+                .jar(ExecJar.path())
+                .logFile(dir.resolve("export.log"))
+                .jvmArg("-XX:TieredStopAtLevel=1")
+                .arg("--cdc.connector.export-connect-config=true")
+                .arg("--cdc.connector.database.host=db.internal")
+                .arg("--cdc.connector.database.user=cdc")
+                .arg("--cdc.connector.database.password=s3cret")
+                .arg("--cdc.connector.tables=coupon_db.coupon")
+                .arg("--cdc.connector.kafka.bootstrap-servers=kafka.internal:9092")
+                .arg("--cdc.connector.debezium.transforms=unwrap")
+                .arg("--cdc.connector.debezium.transforms.unwrap.type=io.debezium.transforms.ExtractNewRecordState")
+                .start();
+
+        assertThat(process.waitFor(Duration.ofSeconds(60))).isEqualTo(1);
+        String output = Files.readString(process.logFile());
+        assertThat(output).contains("cdc.connector.debezium.transforms (it rewrites, renames or drops records")
+                .contains("cdc.connector.debezium.transforms.unwrap.type").doesNotContain("\"connector.class\"");
+    }
 }

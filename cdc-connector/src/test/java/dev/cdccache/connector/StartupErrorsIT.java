@@ -128,6 +128,35 @@ class StartupErrorsIT {
     }
 
     @Test
+    void maskingAKeyColumnFailsNamingTheSettingAndTheColumn(LocalStack stack) {
+        Map<String, String> settings = settings(stack, "masked-key");
+        settings.put("cdc.connector.debezium.column.mask.with.8.chars", DB + "\\.present\\..*");
+
+        StartupCheckException failure = startupFailure(settings);
+        assertThat(failure.getMessage()).contains("cdc.connector.debezium.column.mask.with.8.chars masks the key column(s) "
+                + DB + ".present.id (primary key)");
+        assertThat(failure.fix()).contains("Take the key columns out of these settings");
+    }
+
+    @Test
+    void runnableJarRefusesAnOverrideThatBreaksTheContractBeforeConnecting(LocalStack stack, @TempDir Path dir) {
+        Map<String, String> settings = settings(stack, "skipped-truncate");
+        settings.put("cdc.connector.debezium.skipped.operations", "t");
+        JavaProcess.Builder builder = JavaProcess.builder("connector-skipped-operations")
+                .jar(ExecJar.path()).logFile(dir.resolve("connector.log")).jvmArg("-XX:TieredStopAtLevel=1");
+        settings.forEach((k, v) -> builder.arg("--" + k + "=" + v));
+
+        JavaProcess process = builder.start();
+        int exit = process.waitFor(Duration.ofSeconds(60));
+
+        assertThat(exit).isEqualTo(1);
+        String log = process.tail(60);
+        assertThat(log).contains("CDC connector cannot start: Debezium overrides that would break the event contract:"
+                        + " cdc.connector.debezium.skipped.operations (the event contract publishes every operation")
+                .contains("Action:").contains("Remove them").doesNotContain("Debezium engine started");
+    }
+
+    @Test
     void aCompactedChangeTopicFailsStartUpWithHowToFixIt(LocalStack stack) throws Exception {
         Map<String, String> settings = settings(stack, "compacted");
         String topic = "compacted." + DB + ".present";

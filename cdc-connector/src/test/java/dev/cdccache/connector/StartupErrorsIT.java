@@ -44,6 +44,16 @@ class StartupErrorsIT {
         return (StartupCheckException) cause;
     }
 
+    /** Runs the exec jar with {@code settings}, expects exit code 1 within a minute, returns the end of its log. */
+    private static String logOfRunnableJarExitingWithOne(String name, Map<String, String> settings, Path dir) {
+        JavaProcess.Builder builder = JavaProcess.builder(name)
+                .jar(ExecJar.path()).logFile(dir.resolve("connector.log")).jvmArg("-XX:TieredStopAtLevel=1");
+        settings.forEach((k, v) -> builder.arg("--" + k + "=" + v));
+        JavaProcess process = builder.start();
+        assertThat(process.waitFor(Duration.ofSeconds(60))).isEqualTo(1);
+        return process.tail(60);
+    }
+
     @Test
     void wrongPasswordFailsNamingTheSettings(LocalStack stack) {
         Map<String, String> settings = settings(stack, "wrong-password");
@@ -113,15 +123,8 @@ class StartupErrorsIT {
     void runnableJarExitsNonZeroPrintingProblemAndFix(LocalStack stack, @TempDir Path dir) {
         Map<String, String> settings = settings(stack, "exit-code");
         settings.put("cdc.connector.database.password", "not-the-password");
-        JavaProcess.Builder builder = JavaProcess.builder("connector-wrong-password")
-                .jar(ExecJar.path()).logFile(dir.resolve("connector.log")).jvmArg("-XX:TieredStopAtLevel=1");
-        settings.forEach((k, v) -> builder.arg("--" + k + "=" + v));
 
-        JavaProcess process = builder.start();
-        int exit = process.waitFor(Duration.ofSeconds(60));
-
-        assertThat(exit).isEqualTo(1);
-        String log = process.tail(60);
+        String log = logOfRunnableJarExitingWithOne("connector-wrong-password", settings, dir);
         assertThat(log).contains("CDC connector cannot start: The database at").contains("access denied")
                 .contains("Action:").contains("cdc.connector.database.password")
                 .doesNotContain("not-the-password");
@@ -142,15 +145,8 @@ class StartupErrorsIT {
     void runnableJarRefusesAnOverrideThatBreaksTheContractBeforeConnecting(LocalStack stack, @TempDir Path dir) {
         Map<String, String> settings = settings(stack, "skipped-truncate");
         settings.put("cdc.connector.debezium.skipped.operations", "t");
-        JavaProcess.Builder builder = JavaProcess.builder("connector-skipped-operations")
-                .jar(ExecJar.path()).logFile(dir.resolve("connector.log")).jvmArg("-XX:TieredStopAtLevel=1");
-        settings.forEach((k, v) -> builder.arg("--" + k + "=" + v));
 
-        JavaProcess process = builder.start();
-        int exit = process.waitFor(Duration.ofSeconds(60));
-
-        assertThat(exit).isEqualTo(1);
-        String log = process.tail(60);
+        String log = logOfRunnableJarExitingWithOne("connector-skipped-operations", settings, dir);
         assertThat(log).contains("CDC connector cannot start: Debezium overrides that would break the event contract:"
                         + " cdc.connector.debezium.skipped.operations (the event contract publishes every operation")
                 .contains("Action:").contains("Remove them").doesNotContain("Debezium engine started");

@@ -60,62 +60,50 @@ public final class DebeziumOverrideCheck {
     private static final Map<String, String> REASONS = new LinkedHashMap<>();
 
     static {
-        REASONS.put("skipped.operations", "the event contract publishes every operation, TRUNCATE included; a skipped"
-                + " operation is a change no cache hears of");
-        REASONS.put("tombstones.on.delete", "the event contract follows every delete with a tombstone");
-        REASONS.put("include.schema.changes", "DDL belongs in the schema history topic; schema-change records on the"
-                + " change topics are not change events clients can map");
-        REASONS.put("decimal.handling.mode", "DECIMAL values are published as strings; " + KEY_FORMAT);
-        REASONS.put("time.precision.mode", KEY_FORMAT);
-        REASONS.put("bigint.unsigned.handling.mode", KEY_FORMAT);
-        REASONS.put("binary.handling.mode", KEY_FORMAT);
-        REASONS.put("message.key.columns", "it changes the record key; the key is the primary key, which keeps all"
-                + " changes of a row in one partition, in order");
-        REASONS.put("topic.prefix", "set cdc.connector.topic-prefix instead: the topics the connector creates and"
-                + " clients subscribe to derive from it");
-        REASONS.put("topic.naming.strategy", "clients find a table's changes on <topic-prefix>.<database>.<table>");
-        REASONS.put("event.processing.failure.handling.mode", DROPS_EVENTS);
-        REASONS.put("event.deserialization.failure.handling.mode", DROPS_EVENTS);
-        REASONS.put("inconsistent.schema.handling.mode", DROPS_EVENTS);
-        REASONS.put("schema.history.internal.skip.unparseable.ddl", "a skipped DDL leaves Debezium with a wrong table"
-                + " schema, and later events with wrong columns");
-        REASONS.put("skip.messages.without.change", "it drops events");
-        REASONS.put("gtid.source.includes", "it drops the transactions of other servers");
-        REASONS.put("gtid.source.excludes", "it drops the transactions of the servers it names");
-        REASONS.put("table.include.list", FILTERS);
-        REASONS.put("table.exclude.list", FILTERS);
-        REASONS.put("table.whitelist", FILTERS);
-        REASONS.put("table.blacklist", FILTERS);
-        REASONS.put("database.include.list", FILTERS);
-        REASONS.put("database.exclude.list", FILTERS);
-        REASONS.put("column.include.list", "set cdc.connector.columns.include instead, which keeps the columns of the"
-                + " tables it does not name (the heartbeat table's among them)");
-        REASONS.put("column.exclude.list", "set cdc.connector.columns.exclude instead");
-        REASONS.put("converters", REWRITES);
-        REASONS.put("converters.", REWRITES);
-        REASONS.put("transforms", REWRITES);
-        REASONS.put("transforms.", REWRITES);
-        REASONS.put("predicates", REWRITES);
-        REASONS.put("predicates.", REWRITES);
-        REASONS.put("post.processors", REWRITES);
-        REASONS.put("post.processors.", REWRITES);
-        REASONS.put("provide.transaction.metadata", "it changes the envelope clients parse");
-        REASONS.put("key.converter", "the event contract is JSON without schemas");
-        REASONS.put("key.converter.", "the event contract is JSON without schemas");
-        REASONS.put("value.converter", "the event contract is JSON without schemas");
-        REASONS.put("value.converter.", "the event contract is JSON without schemas");
-        REASONS.put("snapshot.mode", "set cdc.connector.snapshot-mode instead");
-        REASONS.put("poll.interval.ms", "set cdc.connector.poll-interval instead");
-        REASONS.put("max.batch.size", "set cdc.connector.max-batch-size instead");
-        REASONS.put("max.queue.size", "set cdc.connector.max-queue-size instead");
-        REASONS.put("heartbeat.interval.ms", "set cdc.connector.heartbeat.interval instead");
-        REASONS.put("connect.keep.alive.interval.ms", "set cdc.connector.database.keep-alive-interval instead");
-        REASONS.put("connector.class", "set cdc.connector.database.flavor instead");
-        REASONS.put("database.", "set the cdc.connector.database.* settings instead");
-        REASONS.put("schema.history.internal", "the connector derives the schema history from cdc.connector.name and"
-                + " cdc.connector.kafka.*");
-        REASONS.put("schema.history.internal.", "the connector derives the schema history from cdc.connector.name and"
-                + " cdc.connector.kafka.*; Kafka client settings belong in cdc.connector.kafka.properties");
+        because("the event contract publishes every operation, TRUNCATE included; a skipped operation is a change no"
+                + " cache hears of", "skipped.operations");
+        because("the event contract follows every delete with a tombstone", "tombstones.on.delete");
+        because("DDL belongs in the schema history topic; schema-change records on the change topics are not change"
+                + " events clients can map", "include.schema.changes");
+        because("DECIMAL values are published as strings; " + KEY_FORMAT, "decimal.handling.mode");
+        because(KEY_FORMAT, "time.precision.mode", "bigint.unsigned.handling.mode", "binary.handling.mode");
+        because("it changes the record key; the key is the primary key, which keeps all changes of a row in one"
+                + " partition, in order", "message.key.columns");
+        because("set cdc.connector.topic-prefix instead: the topics the connector creates and clients subscribe to"
+                + " derive from it", "topic.prefix");
+        because("clients find a table's changes on <topic-prefix>.<database>.<table>", "topic.naming.strategy");
+        because(DROPS_EVENTS, "event.processing.failure.handling.mode", "event.deserialization.failure.handling.mode",
+                "inconsistent.schema.handling.mode");
+        because("a skipped DDL leaves Debezium with a wrong table schema, and later events with wrong columns",
+                "schema.history.internal.skip.unparseable.ddl");
+        because("it drops events", "skip.messages.without.change");
+        because("it drops the transactions of the servers it names or leaves out", "gtid.source.includes", "gtid.source.excludes");
+        because(FILTERS, "table.include.list", "table.exclude.list", "table.whitelist", "table.blacklist",
+                "database.include.list", "database.exclude.list");
+        because("set cdc.connector.columns.include instead, which keeps the columns of the tables it does not name (the"
+                + " heartbeat table's among them)", "column.include.list");
+        because("set cdc.connector.columns.exclude instead", "column.exclude.list");
+        because(REWRITES, "converters", "converters.", "transforms", "transforms.", "predicates", "predicates.",
+                "post.processors", "post.processors.");
+        because("it changes the envelope clients parse", "provide.transaction.metadata");
+        because("the event contract is JSON without schemas", "key.converter", "key.converter.", "value.converter",
+                "value.converter.");
+        because("set cdc.connector.snapshot-mode instead", "snapshot.mode");
+        because("set cdc.connector.poll-interval instead", "poll.interval.ms");
+        because("set cdc.connector.max-batch-size instead", "max.batch.size");
+        because("set cdc.connector.max-queue-size instead", "max.queue.size");
+        because("set cdc.connector.heartbeat.interval instead", "heartbeat.interval.ms");
+        because("set cdc.connector.database.keep-alive-interval instead", "connect.keep.alive.interval.ms");
+        because("set cdc.connector.database.flavor instead", "connector.class");
+        because("set the cdc.connector.database.* settings instead", "database.");
+        because("the connector derives the schema history from cdc.connector.name and cdc.connector.kafka.*; Kafka client"
+                + " settings belong in cdc.connector.kafka.properties", "schema.history.internal", "schema.history.internal.");
+    }
+
+    private static void because(String reason, String... properties) {
+        for (String property : properties) {
+            REASONS.put(property, reason);
+        }
     }
 
     private DebeziumOverrideCheck() {

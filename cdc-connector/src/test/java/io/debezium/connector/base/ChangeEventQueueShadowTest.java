@@ -59,6 +59,39 @@ class ChangeEventQueueShadowTest {
         }
     }
 
+    /** A poll on another thread, once it waits on the empty queue. */
+    private static CompletableFuture<List<Event>> waitingPoll(ChangeEventQueue<Event> queue) throws InterruptedException {
+        CountDownLatch polling = new CountDownLatch(1);
+        Thread[] poller = new Thread[1];
+        CompletableFuture<List<Event>> polled = CompletableFuture.supplyAsync(() -> {
+            poller[0] = Thread.currentThread();
+            polling.countDown();
+            try {
+                return queue.poll();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        polling.await();
+        awaitWaiting(poller[0]);
+        return polled;
+    }
+
+    /** A producer thread enqueueing {@code event}, once it waits for room in the full queue. */
+    private static Thread blockedProducer(ChangeEventQueue<Event> queue, Event event) throws InterruptedException {
+        Thread producer = new Thread(() -> {
+            try {
+                queue.enqueue(event);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "producer");
+        producer.start();
+        awaitWaiting(producer);
+        assertThat(producer.isAlive()).as("record %d waits for room", event.id()).isTrue();
+        return producer;
+    }
+
     // --- it fits the library ---
 
     @Test
@@ -111,19 +144,7 @@ class ChangeEventQueueShadowTest {
     @Test
     void aPollReturnsAsSoonAsARecordArrivesInsteadOfWaitingForItsDeadline() throws Exception {
         ChangeEventQueue<Event> queue = builder(LONG_INTERVAL, 100, 1000).build();
-        CountDownLatch polling = new CountDownLatch(1);
-        Thread[] poller = new Thread[1];
-        CompletableFuture<List<Event>> polled = CompletableFuture.supplyAsync(() -> {
-            poller[0] = Thread.currentThread();
-            polling.countDown();
-            try {
-                return queue.poll();
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        polling.await();
-        awaitWaiting(poller[0]); // the poll waits on an empty queue
+        CompletableFuture<List<Event>> polled = waitingPoll(queue);
         queue.enqueue(new Event(1, 10));
 
         // Debezium's queue would go on waiting for 99 more records or the end of its 5 s interval.
@@ -219,16 +240,7 @@ class ChangeEventQueueShadowTest {
             queue.enqueue(new Event(id, 1));
         }
         assertThat(queue.remainingCapacity()).isZero();
-        Thread producer = new Thread(() -> {
-            try {
-                queue.enqueue(new Event(4, 1));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "producer");
-        producer.start();
-        awaitWaiting(producer);
-        assertThat(producer.isAlive()).as("the fourth record waits for room").isTrue();
+        Thread producer = blockedProducer(queue, new Event(4, 1));
 
         assertThat(queue.poll()).extracting(Event::id).containsExactly(1, 2);
         producer.join(TimeUnit.SECONDS.toMillis(5));
@@ -244,16 +256,7 @@ class ChangeEventQueueShadowTest {
         }
         assertThat(queue.currentQueueSizeInBytes()).isEqualTo(120);
         assertThat(queue.maxQueueSizeInBytes()).isEqualTo(100);
-        Thread producer = new Thread(() -> {
-            try {
-                queue.enqueue(new Event(4, 40));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "producer");
-        producer.start();
-        awaitWaiting(producer);
-        assertThat(producer.isAlive()).as("the queue holds 120 of 100 bytes: the fourth record waits").isTrue();
+        Thread producer = blockedProducer(queue, new Event(4, 40)); // the queue holds 120 of 100 bytes
 
         assertThat(queue.poll()).extracting(Event::id).containsExactly(1, 2);
         producer.join(TimeUnit.SECONDS.toMillis(5));
@@ -347,19 +350,7 @@ class ChangeEventQueueShadowTest {
     @Test
     void aProducerExceptionWakesAWaitingPoll() throws Exception {
         ChangeEventQueue<Event> queue = builder(LONG_INTERVAL, 10, 100).build();
-        CountDownLatch polling = new CountDownLatch(1);
-        Thread[] poller = new Thread[1];
-        CompletableFuture<List<Event>> polled = CompletableFuture.supplyAsync(() -> {
-            poller[0] = Thread.currentThread();
-            polling.countDown();
-            try {
-                return queue.poll();
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        polling.await();
-        awaitWaiting(poller[0]);
+        CompletableFuture<List<Event>> polled = waitingPoll(queue);
 
         queue.producerException(new IllegalStateException("binlog reader failed"));
 

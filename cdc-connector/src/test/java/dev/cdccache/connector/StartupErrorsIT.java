@@ -142,6 +142,16 @@ class StartupErrorsIT {
     }
 
     @Test
+    void theKafkaConnectExportChecksAMaskAgainstTheDatabasesKeyColumnsToo(LocalStack stack) {
+        Map<String, String> settings = settings(stack, "export-masked-key");
+        settings.put("cdc.connector.export-connect-config", "true");
+        settings.put("cdc.connector.columns.mask[0]", DB + ".present.id");
+
+        StartupCheckException failure = startupFailure(settings);
+        assertThat(failure.getMessage()).contains("cdc.connector.columns.mask masks the key column(s) " + DB + ".present.id (primary key)");
+    }
+
+    @Test
     void runnableJarRefusesAnOverrideThatBreaksTheContractBeforeConnecting(LocalStack stack, @TempDir Path dir) {
         Map<String, String> settings = settings(stack, "skipped-truncate");
         settings.put("cdc.connector.debezium.skipped.operations", "t");

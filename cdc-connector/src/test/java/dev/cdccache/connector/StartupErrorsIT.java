@@ -13,6 +13,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,6 +42,16 @@ class StartupErrorsIT {
         }
         assertThat(cause).as("a StartupCheckException in %s", failure).isInstanceOf(StartupCheckException.class);
         return (StartupCheckException) cause;
+    }
+
+    /** Runs the exec jar with {@code settings}, expects exit code 1 within a minute, returns the end of its log. */
+    private static String logOfRunnableJarExitingWithOne(String name, Map<String, String> settings, Path dir) {
+        JavaProcess.Builder builder = JavaProcess.builder(name)
+                .jar(ExecJar.path()).logFile(dir.resolve("connector.log")).jvmArg("-XX:TieredStopAtLevel=1");
+        settings.forEach((k, v) -> builder.arg("--" + k + "=" + v));
+        JavaProcess process = builder.start();
+        assertThat(process.waitFor(Duration.ofSeconds(60))).isEqualTo(1);
+        return process.tail(60);
     }
 
     @Test
@@ -109,18 +123,57 @@ class StartupErrorsIT {
     void runnableJarExitsNonZeroPrintingProblemAndFix(LocalStack stack, @TempDir Path dir) {
         Map<String, String> settings = settings(stack, "exit-code");
         settings.put("cdc.connector.database.password", "not-the-password");
-        JavaProcess.Builder builder = JavaProcess.builder("connector-wrong-password")
-                .jar(ExecJar.path()).logFile(dir.resolve("connector.log")).jvmArg("-XX:TieredStopAtLevel=1");
-        settings.forEach((k, v) -> builder.arg("--" + k + "=" + v));
 
-        JavaProcess process = builder.start();
-        int exit = process.waitFor(Duration.ofSeconds(60));
-
-        assertThat(exit).isEqualTo(1);
-        String log = process.tail(60);
+        String log = logOfRunnableJarExitingWithOne("connector-wrong-password", settings, dir);
         assertThat(log).contains("CDC connector cannot start: The database at").contains("access denied")
                 .contains("Action:").contains("cdc.connector.database.password")
                 .doesNotContain("not-the-password");
+    }
+
+    @Test
+    void maskingAKeyColumnFailsNamingTheSettingAndTheColumn(LocalStack stack) {
+        Map<String, String> settings = settings(stack, "masked-key");
+        settings.put("cdc.connector.debezium.column.mask.with.8.chars", DB + "\\.present\\..*");
+
+        StartupCheckException failure = startupFailure(settings);
+        assertThat(failure.getMessage()).contains("cdc.connector.debezium.column.mask.with.8.chars masks the key column(s) "
+                + DB + ".present.id (primary key)");
+        assertThat(failure.fix()).contains("Take the key columns out of these settings");
+    }
+
+    @Test
+    void theKafkaConnectExportChecksAMaskAgainstTheDatabasesKeyColumnsToo(LocalStack stack) {
+        Map<String, String> settings = settings(stack, "export-masked-key");
+        settings.put("cdc.connector.export-connect-config", "true");
+        settings.put("cdc.connector.columns.mask[0]", DB + ".present.id");
+
+        StartupCheckException failure = startupFailure(settings);
+        assertThat(failure.getMessage()).contains("cdc.connector.columns.mask masks the key column(s) " + DB + ".present.id (primary key)");
+    }
+
+    @Test
+    void runnableJarRefusesAnOverrideThatBreaksTheContractBeforeConnecting(LocalStack stack, @TempDir Path dir) {
+        Map<String, String> settings = settings(stack, "skipped-truncate");
+        settings.put("cdc.connector.debezium.skipped.operations", "t");
+
+        String log = logOfRunnableJarExitingWithOne("connector-skipped-operations", settings, dir);
+        assertThat(log).contains("CDC connector cannot start: Debezium overrides that would break the event contract:"
+                        + " cdc.connector.debezium.skipped.operations (the event contract publishes every operation")
+                .contains("Action:").contains("Remove them").doesNotContain("Debezium engine started");
+    }
+
+    @Test
+    void aCompactedChangeTopicFailsStartUpWithHowToFixIt(LocalStack stack) throws Exception {
+        Map<String, String> settings = settings(stack, "compacted");
+        String topic = "compacted." + DB + ".present";
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)
+                    .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)))).all().get();
+        }
+
+        StartupCheckException failure = startupFailure(settings);
+        assertThat(failure.getMessage()).contains("Change topic(s) " + topic + " (cleanup.policy=compact) are compacted");
+        assertThat(failure.fix()).contains("--entity-name <topic> --add-config cleanup.policy=delete");
     }
 
     @Test

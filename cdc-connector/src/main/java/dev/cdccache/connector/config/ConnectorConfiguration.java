@@ -21,11 +21,15 @@ import dev.cdccache.connector.oversize.OversizedEvents;
 import dev.cdccache.connector.publish.ChangeEventSerializer;
 import dev.cdccache.connector.publish.KafkaChangePublisher;
 import dev.cdccache.connector.startup.DatabaseCheck;
+import dev.cdccache.connector.startup.DebeziumOverrideCheck;
+import dev.cdccache.connector.startup.KeyColumnCheck;
 import dev.cdccache.connector.startup.KafkaClusterCheck;
 import dev.cdccache.connector.startup.TopicProvisioner;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -46,6 +50,8 @@ class ConnectorConfiguration {
     @Bean
     DebeziumSettings debeziumSettings(ConnectorProperties properties) {
         log.info("CDC connector settings: {}", properties); // masked: see ConnectorProperties#toString
+        // before anything connects, and for the Kafka Connect export as for the engine
+        DebeziumOverrideCheck.verify(properties.getDebezium());
         return new DebeziumSettings(properties);
     }
 
@@ -56,8 +62,17 @@ class ConnectorConfiguration {
 
     @Bean
     @ConditionalOnProperty(prefix = ConnectorProperties.PREFIX, name = "export-connect-config", havingValue = "true")
-    ApplicationRunner connectConfigExport(DebeziumSettings settings) {
-        return args -> System.out.println(new ConnectConfigExporter(settings).toJson());
+    ApplicationRunner connectConfigExport(DebeziumSettings settings, ConnectorProperties properties) {
+        return args -> {
+            KeyColumnCheck keyColumns = KeyColumnCheck.of(properties, settings.capturedTables());
+            if (keyColumns.hasRewrites()) {
+                // the key columns are known only to the database: a mask in the export is checked there too
+                try (Connection connection = DatabaseCheck.connect(properties.getDatabase())) {
+                    keyColumns.verify(connection);
+                }
+            }
+            System.out.println(new ConnectConfigExporter(settings).toJson());
+        };
     }
 
     /** Everything that streams; absent when only exporting the configuration. */
@@ -114,7 +129,8 @@ class ConnectorConfiguration {
         ChangeEventEngine changeEventEngine(ConnectorProperties properties, DebeziumSettings settings, KafkaClients clients,
                 KafkaChangePublisher publisher, ApplicationEventPublisher events, ContinuityState continuityState,
                 StoredOffsets offsets, ConnectorLease lease) {
-            DatabaseCheck databaseCheck = new DatabaseCheck(properties.getDatabase(), settings.dataTables(), settings.heartbeatTable());
+            DatabaseCheck databaseCheck = new DatabaseCheck(properties.getDatabase(), settings.dataTables(), settings.heartbeatTable(),
+                    Optional.of(KeyColumnCheck.of(properties, settings.capturedTables())));
             KafkaClusterCheck kafkaCheck = new KafkaClusterCheck(clients.admin(), properties.getKafka().getBootstrapServers(), KAFKA_TIMEOUT);
             TopicProvisioner topics = new TopicProvisioner(clients.admin(), properties.getTopicPartitions(),
                     (short) properties.getTopicReplicationFactor(), KAFKA_TIMEOUT);

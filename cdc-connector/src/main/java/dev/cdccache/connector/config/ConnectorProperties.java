@@ -111,7 +111,11 @@ public class ConnectorProperties implements Validator {
     /** Print the settings as a Kafka Connect connector configuration (JSON) and exit. */
     private boolean exportConnectConfig;
 
-    /** Further Debezium connector properties, passed through unchanged (advanced tuning). */
+    /**
+     * Further Debezium connector properties (advanced tuning), applied after the connector's own. Only properties
+     * that tune speed, timeouts, retries or snapshots, and column masks of non-key columns, are accepted; start-up
+     * refuses the others (see {@code DebeziumOverrideCheck}).
+     */
     private Map<String, String> debezium = new LinkedHashMap<>();
 
     public String getName() { return name; }
@@ -325,7 +329,7 @@ public class ConnectorProperties implements Validator {
     }
 
     /** Column lists name columns of captured tables; a typo would otherwise silently send or drop columns. */
-    @AssertTrue(message = "every entry of cdc.connector.columns.include/exclude/mask must be database.table.column "
+    @AssertTrue(message = "every entry of cdc.connector.columns.include/exclude/mask/cache-keys must be database.table.column "
             + "of a table in cdc.connector.tables")
     public boolean isColumnsOfCapturedTables() {
         java.util.Set<String> captured = new java.util.HashSet<>();
@@ -333,6 +337,7 @@ public class ConnectorProperties implements Validator {
         List<String> all = new ArrayList<>(columns.include);
         all.addAll(columns.exclude);
         all.addAll(columns.mask);
+        all.addAll(columns.cacheKeys);
         return all.stream().allMatch(c -> {
             String[] parts = c == null ? new String[0] : c.trim().split("\\.", -1);
             return parts.length == 3 && !parts[2].isEmpty() && captured.contains(parts[0] + "." + parts[1]);
@@ -354,8 +359,13 @@ public class ConnectorProperties implements Validator {
         private List<String> include = new ArrayList<>();
         /** These columns never travel. */
         private List<String> exclude = new ArrayList<>();
-        /** These columns travel as asterisks. */
+        /** These columns travel as asterisks; never a key column (start-up refuses it). */
         private List<String> mask = new ArrayList<>();
+        /**
+         * Columns besides the primary keys that clients build cache keys from (a secondary key such as
+         * {@code coupon_db.coupon.code}): start-up refuses to mask, hash or truncate them, as it does primary keys.
+         */
+        private List<String> cacheKeys = new ArrayList<>();
 
         public List<String> getInclude() { return include; }
         public void setInclude(List<String> include) { this.include = include; }
@@ -363,6 +373,8 @@ public class ConnectorProperties implements Validator {
         public void setExclude(List<String> exclude) { this.exclude = exclude; }
         public List<String> getMask() { return mask; }
         public void setMask(List<String> mask) { this.mask = mask; }
+        public List<String> getCacheKeys() { return cacheKeys; }
+        public void setCacheKeys(List<String> cacheKeys) { this.cacheKeys = cacheKeys; }
     }
 
     /** Where the binlog position is stored. */

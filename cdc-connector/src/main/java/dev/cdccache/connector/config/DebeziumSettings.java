@@ -228,6 +228,8 @@ public final class DebeziumSettings {
         config.put("value.converter.schemas.enable", "false");
         config.put("topic.creation.default.partitions", Integer.toString(properties.getTopicPartitions()));
         config.put("topic.creation.default.replication.factor", Integer.toString(properties.getTopicReplicationFactor()));
+        // as the embedded connector creates them: a compacted change topic would lose changes for its readers
+        config.put("topic.creation.default.cleanup.policy", "delete");
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", properties.getName());
         body.put("config", config);

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Checks, before the engine starts, what Debezium would otherwise report late or cryptically: the
  * database is reachable with the configured credentials, the binlog is on in ROW format with full
- * row images, the user holds the replication privileges, and every captured table exists.
+ * row images, the user holds the replication privileges, every captured table exists, and no setting masks,
+ * hashes or truncates a key column ({@link KeyColumnCheck}).
  */
 public final class DatabaseCheck {
 
@@ -38,12 +39,20 @@ public final class DatabaseCheck {
     private final ConnectorProperties.Database database;
     private final List<CapturedTable> dataTables;
     private final Optional<CapturedTable> heartbeatTable;
+    private final Optional<KeyColumnCheck> keyColumns;
 
     public DatabaseCheck(ConnectorProperties.Database database, List<CapturedTable> dataTables,
             Optional<CapturedTable> heartbeatTable) {
+        this(database, dataTables, heartbeatTable, Optional.empty());
+    }
+
+    /** @param keyColumns refuses masks, hashes and truncations of key columns, once the tables are known to exist */
+    public DatabaseCheck(ConnectorProperties.Database database, List<CapturedTable> dataTables,
+            Optional<CapturedTable> heartbeatTable, Optional<KeyColumnCheck> keyColumns) {
         this.database = database;
         this.dataTables = dataTables;
         this.heartbeatTable = heartbeatTable;
+        this.keyColumns = keyColumns;
     }
 
     /** JDBC URL of the configured server (no database selected). */
@@ -87,6 +96,9 @@ public final class DatabaseCheck {
             verifyBinlog(connection);
             verifyPrivileges(connection);
             verifyTablesExist(connection);
+            if (keyColumns.isPresent()) {
+                keyColumns.get().verify(connection);
+            }
         } catch (SQLException e) {
             throw new StartupCheckException("Checking the database failed: " + e.getMessage(),
                     "Check that the user cdc.connector.database.user may run SHOW VARIABLES and SHOW GRANTS.", e);

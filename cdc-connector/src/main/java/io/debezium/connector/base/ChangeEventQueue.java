@@ -1,88 +1,99 @@
-/*
- * Replaces Debezium 3.5's io.debezium.connector.base.ChangeEventQueue (Apache License 2.0) on this
- * application's class path: the application's own classes come before its libraries, in the executable
- * jar as in tests. Same fields, constructor, builder and methods; only poll() waits to its deadline in
- * nanoseconds instead of whole milliseconds.
- */
 package io.debezium.connector.base;
 
+import io.debezium.config.ConfigurationDefaults;
+import io.debezium.pipeline.Sizeable;
+import io.debezium.util.LoggingContext;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.TimeUnit;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import io.debezium.annotation.ThreadSafe;
-import io.debezium.config.ConfigurationDefaults;
-import io.debezium.pipeline.Sizeable;
-import io.debezium.time.Temporals;
-import io.debezium.util.LoggingContext;
-import io.debezium.util.Loggings;
-
 /**
- * Debezium's queue between the binlog reader and the engine's polling thread, without the idle spin.
+ * The hand-over between Debezium's binlog reader (the producer, {@link #enqueue}) and the engine's polling thread
+ * (the consumer, {@link #poll}), written by this project. It stands in for Debezium 3.5's
+ * {@code io.debezium.connector.base.ChangeEventQueue}: the application's own classes come before its libraries on
+ * the class path (in the executable jar as in tests), so Debezium's connector code, which creates its queue
+ * through {@link Builder}, gets this one. Only the class name and the members Debezium's code calls are Debezium's;
+ * {@code ChangeEventQueueShadowTest} checks that every such member exists here with the descriptor Debezium's
+ * bytecode links against.
  *
- * <p>Debezium 3.5's {@code poll()} waits for the rest of its interval in whole milliseconds and ends the
- * interval on "elapsed &gt; interval" of a millisecond clock: in the last millisecond of every interval the
- * remaining wait rounds down to 0 and the loop re-checks without waiting until the clock ticks. With the
- * connector's 5 ms poll interval that spin was ~15% of a core with no traffic at all (docs/benchmarks.md).
- * Here the deadline is a {@link System#nanoTime()} instant and the wait is {@link Condition#awaitNanos}, so a
- * poll with nothing to return sleeps to its deadline once; what a poll returns, and when, is otherwise
- * Debezium's: it returns when a batch is full, the byte limit is reached or the interval is over.
+ * <p>Why it exists (docs/connector.md, "Throughput of large transactions and idle cost"):
+ * <ul>
+ *   <li>Debezium 3.5's {@code poll()} collects records until its batch is full or its poll interval is over, so
+ *       every change waits up to the interval (5 ms here) before it is even handed to the producer. This queue
+ *       hands over whatever is queued as soon as there is anything. Batches still fill under load: while the
+ *       consumer publishes one batch, the reader keeps queueing, and the next poll takes up to
+ *       {@code maxBatchSize} of it at once.</li>
+ *   <li>Debezium 3.5 waits for the rest of the interval in whole milliseconds, so in the last millisecond of each
+ *       interval it re-checks without waiting: ~15% of a core with no traffic at all. Here an empty poll sleeps
+ *       once, to a {@link System#nanoTime()} deadline.</li>
+ * </ul>
  *
- * <p>Remove this class when Debezium's own queue stops spinning; {@code ChangeEventQueueShadowTest} fails if
- * this class and Debezium's stop having the same members.
+ * <p>Contract kept for Debezium's callers: records come out in the order they went in; {@link #enqueue} blocks
+ * while the queue holds {@code maxQueueSize} records or {@code maxQueueSizeInBytes} bytes (back-pressure on the
+ * binlog reader) and throws {@link InterruptedException} when its thread is interrupted; with buffering on, the
+ * latest record is held back until the next one arrives or {@link #flushBuffer} releases it (Debezium marks the
+ * last record of a snapshot that way); a failure reported through {@link #producerException} is thrown by the next
+ * (or the waiting) {@link #poll}; an empty poll returns an empty list after the poll interval (at most Debezium's
+ * {@link ConfigurationDefaults#RETURN_CONTROL_INTERVAL}), so that the engine keeps control of its thread.
+ *
+ * <p>Thread-safety: any number of producers and one consumer; the counters behind the
+ * {@link ChangeEventQueueMetrics} methods may be read from any thread (JMX).
+ *
+ * @param <T> the queued records
  */
-@ThreadSafe
 public class ChangeEventQueue<T extends Sizeable> implements ChangeEventQueueMetrics {
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(ChangeEventQueue.class);
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled when the queue stops being empty, or a producer failed: a waiting poll has something to do. */
+    private final Condition pollCanReturn = lock.newCondition();
+    /** Signalled when a poll took records: a producer blocked on a full queue may go on. */
+    private final Condition spaceFreed = lock.newCondition();
 
-    private final Duration pollInterval;
+    private final QueueProvider<T> records;
+    private final long emptyPollNanos;
     private final int maxBatchSize;
     private final int maxQueueSize;
     private final long maxQueueSizeInBytes;
-    private final Lock lock;
-    private final Condition isFull;
-    private final Condition isNotFull;
-    private final QueueProvider<T> queue;
-    private final Supplier<LoggingContext.PreviousContext> loggingContextSupplier;
-    private final Queue<Long> sizeInBytesQueue;
-    private long currentQueueSizeInBytes = 0L;
-    private boolean buffering;
-    private final AtomicReference<T> bufferedEvent = new AtomicReference<>();
-    private volatile RuntimeException producerException;
+    private final Supplier<LoggingContext.PreviousContext> loggingContext;
+    /** Sizes of the queued records in queue order, only when a byte limit is set. */
+    private final SizeRing sizes;
 
-    private ChangeEventQueue(Duration pollInterval, int maxQueueSize, int maxBatchSize,
-                             Supplier<LoggingContext.PreviousContext> loggingContextSupplier, long maxQueueSizeInBytes,
-                             boolean buffering, QueueProvider<T> queueProvider) {
-        this.pollInterval = pollInterval;
-        this.maxBatchSize = maxBatchSize;
-        this.maxQueueSize = maxQueueSize;
-        this.lock = new ReentrantLock();
-        this.isFull = lock.newCondition();
-        this.isNotFull = lock.newCondition();
-        this.loggingContextSupplier = loggingContextSupplier;
-        this.sizeInBytesQueue = maxQueueSizeInBytes > 0 ? new ArrayDeque<>(maxQueueSize) : new ArrayDeque<>(0);
-        this.maxQueueSizeInBytes = maxQueueSizeInBytes;
-        this.buffering = buffering;
-        this.queue = queueProvider;
+    // Written under the lock, read without it by the metrics.
+    private volatile int queued;
+    private volatile long queuedBytes;
+
+    private volatile boolean buffering;
+    private final AtomicReference<T> heldBack = new AtomicReference<>();
+    private volatile RuntimeException producerFailure;
+
+    private ChangeEventQueue(Builder<T> builder) {
+        this.maxBatchSize = builder.maxBatchSize;
+        this.maxQueueSize = builder.maxQueueSize;
+        if (maxBatchSize < 1 || maxQueueSize < 1) {
+            throw new IllegalArgumentException("max.batch.size (" + maxBatchSize + ") and max.queue.size ("
+                    + maxQueueSize + ") must be positive");
+        }
+        Duration interval = Objects.requireNonNull(builder.pollInterval, "pollInterval");
+        Duration cap = ConfigurationDefaults.RETURN_CONTROL_INTERVAL;
+        this.emptyPollNanos = (interval.compareTo(cap) < 0 ? interval : cap).toNanos();
+        this.maxQueueSizeInBytes = builder.maxQueueSizeInBytes;
+        this.loggingContext = builder.loggingContextSupplier;
+        this.buffering = builder.buffering;
+        this.records = builder.queueProvider != null ? builder.queueProvider : new DefaultQueueProvider<>(maxQueueSize);
+        this.sizes = maxQueueSizeInBytes > 0 ? new SizeRing(maxQueueSize) : null;
     }
 
     /**
-     * Enqueues a record so that it can be obtained via {@link #poll()}. With buffering enabled, the record is
-     * held back until the next one arrives (or {@link #flushBuffer} is called).
+     * Queues a record for {@link #poll}, waiting while the queue is full. With buffering on, queues the record
+     * held back before and holds this one back instead. A {@code null} record is ignored.
+     *
+     * @throws InterruptedException if the calling thread is interrupted before or while it waits
      */
     public void enqueue(T record) throws InterruptedException {
         if (record == null) {
@@ -91,135 +102,98 @@ public class ChangeEventQueue<T extends Sizeable> implements ChangeEventQueueMet
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        if (buffering) {
-            record = bufferedEvent.getAndSet(record);
-            if (record == null) {
-                return; // the first record is only buffered
+        T toQueue = buffering ? heldBack.getAndSet(record) : record;
+        if (toQueue != null) {
+            put(toQueue, true);
+        }
+    }
+
+    /**
+     * Queues the record held back by buffering, if any, after applying {@code modifier} to it (Debezium marks the
+     * last record of a snapshot this way).
+     */
+    public void flushBuffer(Function<T, T> modifier) throws InterruptedException {
+        T last = heldBack.getAndSet(null);
+        if (last != null) {
+            put(modifier.apply(last), true);
+        }
+    }
+
+    /**
+     * Stops holding records back. Debezium flushes the buffer first; a record still held back is queued as it is
+     * (without waiting for room, so the queue may hold one record more than its size), because a record left
+     * behind would never be polled.
+     */
+    public void disableBuffering() {
+        buffering = false;
+        T last = heldBack.getAndSet(null);
+        if (last != null) {
+            lock.lock();
+            try {
+                add(last);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while queueing the record held back", e);
+            } finally {
+                lock.unlock();
             }
         }
-        doEnqueue(record);
     }
 
-    /** Applies {@code recordModifier} to the buffered record, if any, and enqueues it. */
-    public void flushBuffer(Function<T, T> recordModifier) throws InterruptedException {
-        assert buffering : "Unsupported for queues with disabled buffering";
-        T record = bufferedEvent.getAndSet(null);
-        if (record != null) {
-            doEnqueue(recordModifier.apply(record));
-        }
-    }
-
-    /** Disables buffering; the buffer must have been flushed. */
-    public void disableBuffering() {
-        assert bufferedEvent.get() == null : "Buffer must be flushed";
-        buffering = false;
-    }
-
+    /** Starts holding the latest record back until the next one arrives. */
     public void enableBuffering() {
         buffering = true;
     }
 
-    protected void doEnqueue(T record) throws InterruptedException {
-        if (LOGGER.isTraceEnabled()) {
-            LOGGER.trace("Enqueuing source record '{}'", Loggings.maybeRedactSensitiveData(record));
-        }
+    /** Whether the latest record is held back. */
+    public boolean isBuffered() {
+        return buffering;
+    }
+
+    /**
+     * Reports a failure of the producer side; the next {@link #poll}, or the one waiting now, throws it, which
+     * stops the engine.
+     */
+    public void producerException(RuntimeException failure) {
+        lock.lock();
         try {
-            lock.lock();
-            while (queue.size() >= maxQueueSize || (maxQueueSizeInBytes > 0 && currentQueueSizeInBytes >= maxQueueSizeInBytes)) {
-                // signal poll() to drain queue
-                isFull.signalAll();
-                // queue size or queue sizeInBytes threshold reached, so wait a bit
-                isNotFull.await(pollInterval.toMillis(), TimeUnit.MILLISECONDS);
-            }
-            queue.enqueue(record);
-            // If we pass a positiveLong max.queue.size.in.bytes to enable handling queue size in bytes feature
-            if (maxQueueSizeInBytes > 0) {
-                long messageSize = record.objectSize();
-                sizeInBytesQueue.add(messageSize);
-                currentQueueSizeInBytes += messageSize;
-            }
-            // batch size or queue sizeInBytes threshold reached
-            if (queue.size() >= maxBatchSize || (maxQueueSizeInBytes > 0 && currentQueueSizeInBytes >= maxQueueSizeInBytes)) {
-                // signal poll() to start draining queue and do not wait
-                isFull.signalAll();
-            }
-        }
-        finally {
+            producerFailure = failure;
+            pollCanReturn.signalAll();
+        } finally {
             lock.unlock();
         }
     }
 
     /**
-     * Returns the next batch of elements from this queue. May be empty in case no elements have arrived in the
-     * maximum waiting time.
+     * Takes what is queued, up to {@code maxBatchSize} records, in queue order. Returns as soon as there is at
+     * least one record; otherwise waits for one up to the poll interval and then returns an empty list.
      *
-     * @throws InterruptedException if this thread has been interrupted while waiting for more elements to arrive
+     * @throws InterruptedException if the calling thread is interrupted while it waits
+     * @throws RuntimeException the failure a producer reported through {@link #producerException}
      */
     public List<T> poll() throws InterruptedException {
-        LoggingContext.PreviousContext previousContext = loggingContextSupplier.get();
+        LoggingContext.PreviousContext previous = loggingContext != null ? loggingContext.get() : null;
         try {
-            LOGGER.debug("polling records...");
-            long waitNanos = Temporals.min(pollInterval, ConfigurationDefaults.RETURN_CONTROL_INTERVAL).toNanos();
-            long deadline = System.nanoTime() + waitNanos;
+            lock.lockInterruptibly();
             try {
-                lock.lock();
-                List<T> records = new ArrayList<>(Math.min(maxBatchSize, queue.size()));
-                throwProducerExceptionIfPresent();
-                while (drainRecords(records, maxBatchSize - records.size()) < maxBatchSize
-                        && (maxQueueSizeInBytes == 0 || currentQueueSizeInBytes < maxQueueSizeInBytes)) {
-                    long remainingNanos = deadline - System.nanoTime();
-                    if (remainingNanos <= 0) {
-                        break; // the interval is over
+                long remaining = emptyPollNanos;
+                while (true) {
+                    throwIfProducerFailed();
+                    if (queued > 0) {
+                        return takeBatch();
                     }
-                    throwProducerExceptionIfPresent();
-                    LOGGER.debug("no records available or batch size not reached yet, sleeping a bit...");
-                    // signal doEnqueue() to add more records
-                    isNotFull.signalAll();
-                    // no records available or batch size not reached yet, so wait a bit
-                    isFull.awaitNanos(remainingNanos);
-                    LOGGER.debug("checking for more records...");
+                    if (remaining <= 0) {
+                        return new ArrayList<>(0);
+                    }
+                    remaining = pollCanReturn.awaitNanos(remaining);
                 }
-                // signal doEnqueue() to add more records
-                isNotFull.signalAll();
-                return records;
-            }
-            finally {
+            } finally {
                 lock.unlock();
             }
-        }
-        finally {
-            previousContext.restore();
-        }
-    }
-
-    private long drainRecords(List<T> records, int maxElements) throws InterruptedException {
-        int queueSize = queue.size();
-        if (queueSize == 0) {
-            return records.size();
-        }
-        int recordsToDrain = Math.min(queueSize, maxElements);
-        @SuppressWarnings("unchecked")
-        T[] drainedRecords = (T[]) new Sizeable[recordsToDrain];
-        for (int i = 0; i < recordsToDrain; i++) {
-            drainedRecords[i] = queue.poll();
-        }
-        if (maxQueueSizeInBytes > 0) {
-            for (int i = 0; i < recordsToDrain; i++) {
-                Long objectSize = sizeInBytesQueue.poll();
-                currentQueueSizeInBytes -= (objectSize == null ? 0L : objectSize);
+        } finally {
+            if (previous != null) {
+                previous.restore();
             }
-        }
-        records.addAll(Arrays.asList(drainedRecords));
-        return records.size();
-    }
-
-    public void producerException(final RuntimeException producerException) {
-        this.producerException = producerException;
-    }
-
-    private void throwProducerExceptionIfPresent() {
-        if (producerException != null) {
-            throw producerException;
         }
     }
 
@@ -230,7 +204,7 @@ public class ChangeEventQueue<T extends Sizeable> implements ChangeEventQueueMet
 
     @Override
     public int remainingCapacity() {
-        return maxQueueSize - queue.size();
+        return maxQueueSize - queued;
     }
 
     @Override
@@ -240,14 +214,90 @@ public class ChangeEventQueue<T extends Sizeable> implements ChangeEventQueueMet
 
     @Override
     public long currentQueueSizeInBytes() {
-        return currentQueueSizeInBytes;
+        return queuedBytes;
     }
 
-    public boolean isBuffered() {
-        return buffering;
+    private void put(T record, boolean waitForRoom) throws InterruptedException {
+        lock.lockInterruptibly();
+        try {
+            while (waitForRoom && isFull()) {
+                spaceFreed.await();
+            }
+            add(record);
+        } finally {
+            lock.unlock();
+        }
     }
 
-    /** Debezium's builder of the queue, unchanged. */
+    /** Appends a record; the caller holds the lock. */
+    private void add(T record) throws InterruptedException {
+        records.enqueue(record);
+        if (sizes != null) {
+            long size = record.objectSize();
+            sizes.add(size);
+            queuedBytes += size;
+        }
+        if (queued++ == 0) {
+            pollCanReturn.signal(); // only a poll on an empty queue waits
+        }
+    }
+
+    private boolean isFull() {
+        return queued >= maxQueueSize || (sizes != null && queuedBytes >= maxQueueSizeInBytes);
+    }
+
+    private List<T> takeBatch() throws InterruptedException {
+        int count = Math.min(queued, maxBatchSize);
+        List<T> batch = new ArrayList<>(count);
+        long bytes = 0;
+        for (int i = 0; i < count; i++) {
+            batch.add(records.poll());
+            if (sizes != null) {
+                bytes += sizes.remove();
+            }
+        }
+        queued -= count;
+        queuedBytes -= bytes;
+        spaceFreed.signalAll();
+        return batch;
+    }
+
+    private void throwIfProducerFailed() {
+        RuntimeException failure = producerFailure;
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** A FIFO of primitive sizes with room for a full queue (no boxing per record). */
+    private static final class SizeRing {
+        private final long[] sizes;
+        private int head;
+        private int count;
+
+        SizeRing(int capacity) {
+            sizes = new long[capacity + 1]; // + 1: disableBuffering may add one record past the limit
+        }
+
+        void add(long size) {
+            sizes[(head + count) % sizes.length] = size;
+            count++;
+        }
+
+        long remove() {
+            long size = sizes[head];
+            head = (head + 1) % sizes.length;
+            count--;
+            return size;
+        }
+    }
+
+    /**
+     * Builds a {@link ChangeEventQueue}; Debezium's connector tasks call it with their {@code poll.interval.ms},
+     * {@code max.batch.size}, {@code max.queue.size} and {@code max.queue.size.in.bytes} (0 = no byte limit).
+     *
+     * @param <T> the queued records
+     */
     public static class Builder<T extends Sizeable> {
 
         private Duration pollInterval;
@@ -258,45 +308,50 @@ public class ChangeEventQueue<T extends Sizeable> implements ChangeEventQueueMet
         private boolean buffering;
         private QueueProvider<T> queueProvider;
 
+        /** How long an empty poll waits for a record (at most Debezium's return-control interval). */
         public Builder<T> pollInterval(Duration pollInterval) {
             this.pollInterval = pollInterval;
             return this;
         }
 
+        /** How many records the queue holds before producers wait. */
         public Builder<T> maxQueueSize(int maxQueueSize) {
             this.maxQueueSize = maxQueueSize;
             return this;
         }
 
+        /** The most records one poll returns. */
         public Builder<T> maxBatchSize(int maxBatchSize) {
             this.maxBatchSize = maxBatchSize;
             return this;
         }
 
+        /** Sets the connector's logging context (MDC) for the duration of each poll. */
         public Builder<T> loggingContextSupplier(Supplier<LoggingContext.PreviousContext> loggingContextSupplier) {
             this.loggingContextSupplier = loggingContextSupplier;
             return this;
         }
 
+        /** How many bytes ({@link Sizeable#objectSize()}) the queue holds before producers wait; 0 = no limit. */
         public Builder<T> maxQueueSizeInBytes(long maxQueueSizeInBytes) {
             this.maxQueueSizeInBytes = maxQueueSizeInBytes;
             return this;
         }
 
+        /** Where the queued records are kept; Debezium's {@link DefaultQueueProvider} when not set. */
         public Builder<T> queueProvider(QueueProvider<T> queueProvider) {
             this.queueProvider = queueProvider;
             return this;
         }
 
+        /** Starts the queue with buffering on (see {@link ChangeEventQueue#enqueue}). */
         public Builder<T> buffering() {
             this.buffering = true;
             return this;
         }
 
         public ChangeEventQueue<T> build() {
-            QueueProvider<T> effectiveQueueProvider = queueProvider != null ? queueProvider : new DefaultQueueProvider<>(maxQueueSize);
-            return new ChangeEventQueue<>(pollInterval, maxQueueSize, maxBatchSize, loggingContextSupplier,
-                    maxQueueSizeInBytes, buffering, effectiveQueueProvider);
+            return new ChangeEventQueue<>(this);
         }
     }
 }

@@ -1,15 +1,4 @@
-/*
- * Replaces Debezium 3.5's io.debezium.pipeline.meters.CommonEventMeter (Apache License 2.0) on this
- * application's class path: the application's own classes come before its libraries, in the
- * executable jar as in tests. Same fields, constructor and methods; only the JMX LastEvent summary
- * is rendered when it is read instead of for every event.
- */
 package io.debezium.pipeline.meters;
-
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
-
-import org.apache.kafka.connect.data.Struct;
 
 import io.debezium.data.Envelope;
 import io.debezium.pipeline.metrics.traits.CommonEventMetricsMXBean;
@@ -17,157 +6,170 @@ import io.debezium.pipeline.source.spi.EventMetadataProvider;
 import io.debezium.pipeline.spi.OffsetContext;
 import io.debezium.spi.schema.DataCollectionId;
 import io.debezium.util.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.kafka.connect.data.Struct;
 
 /**
- * Debezium's per-event counters and the {@code LastEvent} summary, with the summary rendered lazily.
+ * The event counters behind Debezium's snapshot and streaming JMX metrics ({@code TotalNumberOfEventsSeen},
+ * {@code LastEvent}, ...), written by this project. It stands in for Debezium 3.5's
+ * {@code io.debezium.pipeline.meters.CommonEventMeter}: the application's own classes come before its libraries on
+ * the class path (in the executable jar as in tests), so Debezium's metrics classes, which create and call it, get
+ * this one. Only the class name and the members Debezium's code calls are Debezium's; {@code
+ * CommonEventMeterShadowTest} checks that every such member exists here with the descriptor Debezium's bytecode
+ * links against.
  *
- * <p>Debezium 3.5 renders the summary on the binlog thread for every event, and the rendering builds a
- * new Jackson {@code ObjectMapper} each time (SchemaUtil's record writer). On this project's bulk-update
- * benchmark that was 41-46% of the binlog thread and 57% of its allocation (docs/benchmarks.md). Here
- * the event keeps only what the summary needs - the source position, copied at once because the offset
- * context moves on, and the key, which is immutable - and the same text is produced by Debezium's own
- * {@link EventMetadataProvider#toSummaryString} when JMX reads the attribute.
+ * <p>Why it exists: Debezium 3.5 renders the {@code LastEvent} text of every event on the binlog thread as it
+ * happens, and that rendering builds a new Jackson {@code ObjectMapper} each time: about half of the binlog
+ * thread's time and most of the connector's allocation in a bulk write (docs/benchmarks.md). Here an event only
+ * remembers what its text needs, its source position (copied at once, because the offset context moves on) and
+ * its key (immutable), and the text is rendered by Debezium's own {@link EventMetadataProvider#toSummaryString}
+ * when JMX reads {@link #getLastEvent()}, i.e. rarely.
  *
- * <p>Debezium fixed the cost upstream (debezium/debezium#7886, merged after 3.6.1). Remove this class
- * when the project moves to a Debezium release that has it; {@code CommonEventMeterShadowTest} fails
- * if this class and Debezium's stop having the same members.
+ * <p>Thread-safety: the {@code on...} methods may be called from several threads, the getters from any thread.
  */
 public class CommonEventMeter implements CommonEventMetricsMXBean {
 
-    protected final AtomicLong totalNumberOfEventsSeen = new AtomicLong();
-    protected final AtomicLong totalNumberOfCreateEventsSeen = new AtomicLong();
-    protected final AtomicLong totalNumberOfUpdateEventsSeen = new AtomicLong();
-    protected final AtomicLong totalNumberOfDeleteEventsSeen = new AtomicLong();
-    private final AtomicLong numberOfEventsFiltered = new AtomicLong();
-    protected final AtomicLong numberOfErroneousEvents = new AtomicLong();
-    protected final AtomicLong lastEventTimestamp = new AtomicLong(-1);
-    private volatile LastEvent lastEvent;
+    private static final long NO_EVENT = -1;
 
     private final Clock clock;
     private final EventMetadataProvider metadataProvider;
 
+    private final LongAdder events = new LongAdder();
+    private final LongAdder creates = new LongAdder();
+    private final LongAdder updates = new LongAdder();
+    private final LongAdder deletes = new LongAdder();
+    private final LongAdder filtered = new LongAdder();
+    private final LongAdder erroneous = new LongAdder();
+    private volatile long lastEventMillis = NO_EVENT;
+    private volatile SeenEvent lastEvent;
+
+    /**
+     * @param clock the time source of {@link #getMilliSecondsSinceLastEvent()}
+     * @param metadataProvider the connector's view of an event's source position and summary
+     */
     public CommonEventMeter(Clock clock, EventMetadataProvider metadataProvider) {
         this.clock = clock;
         this.metadataProvider = metadataProvider;
     }
 
+    /** Counts an event that was emitted, and remembers it as the last event. */
     public void onEvent(DataCollectionId source, OffsetContext offset, Object key, Struct value, Envelope.Operation operation) {
-        updateCommonEventMetrics(operation);
-        lastEvent = new LastEvent(source, metadataProvider.getEventSourcePosition(source, offset, key, value), key, value);
+        count(operation);
+        lastEvent = new SeenEvent(source, metadataProvider.getEventSourcePosition(source, offset, key, value), key);
     }
 
-    private void updateCommonEventMetrics() {
-        updateCommonEventMetrics(null);
-    }
-
-    private void updateCommonEventMetrics(Envelope.Operation operation) {
-        totalNumberOfEventsSeen.incrementAndGet();
-        lastEventTimestamp.set(clock.currentTimeInMillis());
-        if (operation != null) {
-            switch (operation) {
-                case CREATE -> totalNumberOfCreateEventsSeen.incrementAndGet();
-                case UPDATE -> totalNumberOfUpdateEventsSeen.incrementAndGet();
-                case DELETE -> totalNumberOfDeleteEventsSeen.incrementAndGet();
-                default -> {
-                }
-            }
-        }
-    }
-
+    /** Counts an event that a filter dropped. */
     public void onFilteredEvent() {
-        numberOfEventsFiltered.incrementAndGet();
-        updateCommonEventMetrics();
+        onFilteredEvent(null);
     }
 
+    /** Counts an event of the given operation that a filter dropped. */
     public void onFilteredEvent(Envelope.Operation operation) {
-        numberOfEventsFiltered.incrementAndGet();
-        updateCommonEventMetrics(operation);
+        filtered.increment();
+        count(operation);
     }
 
+    /** Counts an event that could not be processed. */
     public void onErroneousEvent() {
-        numberOfErroneousEvents.incrementAndGet();
-        updateCommonEventMetrics();
+        onErroneousEvent(null);
     }
 
+    /** Counts an event of the given operation that could not be processed. */
     public void onErroneousEvent(Envelope.Operation operation) {
-        numberOfErroneousEvents.incrementAndGet();
-        updateCommonEventMetrics(operation);
+        erroneous.increment();
+        count(operation);
+    }
+
+    /** Back to the state of a new meter (Debezium resets its metrics when a task restarts). */
+    public void reset() {
+        for (LongAdder counter : new LongAdder[] {events, creates, updates, deletes, filtered, erroneous}) {
+            counter.reset();
+        }
+        lastEventMillis = NO_EVENT;
+        lastEvent = null;
     }
 
     @Override
     public String getLastEvent() {
-        LastEvent event = lastEvent;
-        return event == null ? null : event.render();
+        SeenEvent event = lastEvent;
+        return event == null ? null : event.summary();
     }
 
     @Override
     public long getMilliSecondsSinceLastEvent() {
-        return lastEventTimestamp.get() == -1 ? -1 : clock.currentTimeInMillis() - lastEventTimestamp.get();
+        long last = lastEventMillis;
+        return last == NO_EVENT ? NO_EVENT : clock.currentTimeInMillis() - last;
     }
 
     @Override
     public long getTotalNumberOfEventsSeen() {
-        return totalNumberOfEventsSeen.get();
+        return events.sum();
     }
 
     @Override
     public long getTotalNumberOfCreateEventsSeen() {
-        return totalNumberOfCreateEventsSeen.get();
+        return creates.sum();
     }
 
     @Override
     public long getTotalNumberOfUpdateEventsSeen() {
-        return totalNumberOfUpdateEventsSeen.get();
+        return updates.sum();
     }
 
     @Override
     public long getTotalNumberOfDeleteEventsSeen() {
-        return totalNumberOfDeleteEventsSeen.get();
+        return deletes.sum();
     }
 
     @Override
     public long getNumberOfEventsFiltered() {
-        return numberOfEventsFiltered.get();
+        return filtered.sum();
     }
 
     @Override
     public long getNumberOfErroneousEvents() {
-        return numberOfErroneousEvents.get();
+        return erroneous.sum();
     }
 
-    public void reset() {
-        totalNumberOfEventsSeen.set(0);
-        totalNumberOfCreateEventsSeen.set(0);
-        totalNumberOfUpdateEventsSeen.set(0);
-        totalNumberOfDeleteEventsSeen.set(0);
-        lastEventTimestamp.set(-1);
-        numberOfEventsFiltered.set(0);
-        numberOfErroneousEvents.set(0);
-        lastEvent = null;
+    /** Every kind of event counts as seen; creates, updates and deletes also count on their own. */
+    private void count(Envelope.Operation operation) {
+        events.increment();
+        lastEventMillis = clock.currentTimeInMillis();
+        if (operation == Envelope.Operation.CREATE) {
+            creates.increment();
+        } else if (operation == Envelope.Operation.UPDATE) {
+            updates.increment();
+        } else if (operation == Envelope.Operation.DELETE) {
+            deletes.increment();
+        }
     }
 
-    /** What the summary of one event needs, rendered by Debezium's own formatter on read. */
-    private record LastEvent(DataCollectionId source, Map<String, String> position, Object key, Struct value) {
+    /** What the {@code LastEvent} text of one event needs, kept until somebody reads it. */
+    private record SeenEvent(DataCollectionId source, Map<String, String> position, Object key) {
 
-        String render() {
-            // The provider's default summary, with the position as it was when the event was seen.
-            EventMetadataProvider asSeen = new EventMetadataProvider() {
-                @Override
-                public java.time.Instant getEventTimestamp(DataCollectionId s, OffsetContext o, Object k, Struct v) {
-                    return null;
-                }
+        String summary() {
+            return new AtPosition(position).toSummaryString(source, null, key, null);
+        }
+    }
 
-                @Override
-                public Map<String, String> getEventSourcePosition(DataCollectionId s, OffsetContext o, Object k, Struct v) {
-                    return position;
-                }
+    /** Debezium's summary rendering, fed with the position remembered when the event was seen. */
+    private record AtPosition(Map<String, String> position) implements EventMetadataProvider {
 
-                @Override
-                public String getTransactionId(DataCollectionId s, OffsetContext o, Object k, Struct v) {
-                    return null;
-                }
-            };
-            return asSeen.toSummaryString(source, null, key, value);
+        @Override
+        public Map<String, String> getEventSourcePosition(DataCollectionId source, OffsetContext offset, Object key, Struct value) {
+            return position;
+        }
+
+        @Override
+        public Instant getEventTimestamp(DataCollectionId source, OffsetContext offset, Object key, Struct value) {
+            return null; // not part of the summary
+        }
+
+        @Override
+        public String getTransactionId(DataCollectionId source, OffsetContext offset, Object key, Struct value) {
+            return null; // not part of the summary
         }
     }
 }

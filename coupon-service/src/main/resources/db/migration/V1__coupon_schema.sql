@@ -1,4 +1,4 @@
--- Coupon domain of seed 000.
+-- The coupon domain: coupons with their places, attributes and issue limits.
 -- Foreign keys never cascade: rows removed by a cascade are not written to the binlog as row events,
 -- so CDC (and every cache fed by it) would never hear of them. Deletes name their child rows explicitly.
 

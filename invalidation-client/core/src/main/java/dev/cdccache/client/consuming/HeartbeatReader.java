@@ -32,7 +32,7 @@ final class HeartbeatReader {
     private static final int MAX_TABLES_LENGTH = 1 << 20;
 
     /**
-     * The heartbeat row ({@code id}, {@code ts}, {@code epoch}, {@code tables}; see CONTRACT.md), or {@code null}
+     * The heartbeat row ({@code id}, {@code ts}, {@code epoch}, {@code tables}; see docs/contract.md), or {@code null}
      * if it has no usable {@code ts} or {@code id}. The old row shape (numeric {@code id}, no {@code epoch} or
      * {@code tables}) is returned with those as {@code null}.
      */

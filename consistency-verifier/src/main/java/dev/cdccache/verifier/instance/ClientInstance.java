@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
@@ -44,7 +43,7 @@ public final class ClientInstance implements AutoCloseable {
     private final FaultTimeline timeline;
     private final RunClock clock;
     private final ReceivedEvents received;
-    private final ReentrantReadWriteLock swap = new ReentrantReadWriteLock();
+    private final RestartGate swap = new RestartGate();
     private final Histogram lagAll = new ConcurrentHistogram(HIGHEST_LAG_MICROS, 3);
     private final Histogram lagSteady = new ConcurrentHistogram(HIGHEST_LAG_MICROS, 3);
     private final AtomicLong probeSeq = new AtomicLong();
@@ -92,7 +91,7 @@ public final class ClientInstance implements AutoCloseable {
             throw new IllegalStateException(name + ": the invalidation client did not become ready within 60 s");
         }
         long readyAt = clock.now();
-        swap.writeLock().lock();
+        swap.closeForRestart();
         try {
             client = created;
             incarnations++;
@@ -100,7 +99,7 @@ public final class ClientInstance implements AutoCloseable {
                 liveWindows.add(new long[] {readyAt, Long.MAX_VALUE});
             }
         } finally {
-            swap.writeLock().unlock();
+            swap.reopen();
         }
     }
 
@@ -109,7 +108,7 @@ public final class ClientInstance implements AutoCloseable {
      * had applied everything before) must have arrived; later ones are not expected from this incarnation.
      */
     public void stop(long caughtUpTo) {
-        swap.writeLock().lock();
+        swap.closeForRestart();
         try {
             if (client != null) {
                 client.close();
@@ -122,20 +121,20 @@ public final class ClientInstance implements AutoCloseable {
                 }
             }
         } finally {
-            swap.writeLock().unlock();
+            swap.reopen();
         }
     }
 
     /** Runs {@code work} with the current client, or returns {@code null} if the instance is restarting. */
     public <T> T read(Function<InvalidationClient, T> work) {
-        if (!swap.readLock().tryLock()) {
+        if (!swap.tryEnter()) {
             return null;
         }
         try {
             InvalidationClient current = client;
             return current == null ? null : work.apply(current);
         } finally {
-            swap.readLock().unlock();
+            swap.leave();
         }
     }
 
@@ -180,11 +179,11 @@ public final class ClientInstance implements AutoCloseable {
      * with the every-hit check).
      */
     public long checkOverruns() {
-        swap.readLock().lock();
+        swap.enterWaiting();
         try {
             return closedOverruns + (client != null ? client.status().checkOverruns() : 0);
         } finally {
-            swap.readLock().unlock();
+            swap.leave();
         }
     }
 

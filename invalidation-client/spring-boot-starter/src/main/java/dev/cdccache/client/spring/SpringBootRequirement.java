@@ -17,7 +17,7 @@ final class SpringBootRequirement {
     private SpringBootRequirement() {
     }
 
-    /** Checks the running Spring Boot; throws {@link IllegalStateException} naming the fix if it is too old. */
+    /** Checks the running Spring Boot; throws {@link UnsupportedSpringBootException} naming the fix if it is too old. */
     static void check() {
         check(SpringBootVersion.getVersion(), classPresent("org.springframework.boot.EnvironmentPostProcessor"));
     }
@@ -32,11 +32,12 @@ final class SpringBootRequirement {
         int major = major(version);
         boolean supported = major < 0 ? boot4ApiPresent : major >= REQUIRED_MAJOR;
         if (!supported) {
-            throw new IllegalStateException(
+            String found = version != null ? "Spring Boot " + version : "an older Spring Boot";
+            throw new UnsupportedSpringBootException(
                     "invalidation-client-spring-boot-starter needs Spring Boot " + REQUIRED_MAJOR
                             + ".x (built against 4.0), found " + (version != null ? version : "an older version")
                             + ". Upgrade the application to Spring Boot 4, or use invalidation-client-core without"
-                            + " the starter (see docs/client.md, 'Without Spring')");
+                            + " the starter (see docs/client.md, 'Spring Boot 3')", found);
         }
     }
 

@@ -210,7 +210,9 @@ public final class CacheTransaction implements AutoCloseable {
     /** The stamp a load of {@code key} takes inside this transaction. */
     <K> LoadStamp<K> stamp(CaffeineInvalidatingCache<K, ?> cache, K key) {
         return switch (isolation) {
-            case READ_COMMITTED -> cache.stampNow(key);
+            // A replica connection found behind at its checkout (before this load) is the one this load reads.
+            case READ_COMMITTED -> ReplicaReads.behindSince(sequence) ? cache.stampNow(key).notCacheable()
+                    : cache.stampNow(key);
             case READ_UNCOMMITTED -> cache.stampNow(key).notCacheable();
             default -> cache.stampAsOf(key, sequence);
         };

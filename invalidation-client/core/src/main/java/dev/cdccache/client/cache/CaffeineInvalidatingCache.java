@@ -458,7 +458,10 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         // Generations first, marks second: an invalidation records its mark before it bumps the generation, so
         // one that the marks do not show yet is seen by putLoaded's generation check (see InvalidationSequence).
         LoadStamp<K> now = generations.stamp(key, Math.min(guard.now(), InvalidationSequence.epochMillis(sequence)));
-        return sequenceMarks.unchangedSince(now.stripe(), sequence) ? now : now.notCacheable();
+        // A replica read found behind since the sequence was drawn (at a connection checkout before this stamp) may
+        // be the one this value comes from.
+        return sequenceMarks.unchangedSince(now.stripe(), sequence) && !ReplicaReads.behindSince(sequence) ? now
+                : now.notCacheable();
     }
 
     @Override

@@ -441,7 +441,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             return stampAsOf(key, sequence);
         }
         return switch (tx.isolation()) {
-            case READ_COMMITTED -> stampAsOf(key, sequence);
+            case READ_COMMITTED -> stampAsOf(key, CacheTransaction.isFence(tx.readCommittedAsOf())
+                    ? Math.min(sequence, tx.readCommittedAsOf()) : sequence);
             case READ_UNCOMMITTED -> stampNow(key).notCacheable();
             // The earlier of the two: the caller's read may have begun before the transaction's snapshot, or after.
             default -> stampAsOf(key, Math.min(sequence, tx.beganAt()));

@@ -37,6 +37,21 @@ public final class ReplicaReads {
         }
     }
 
+    /**
+     * A fence is about to read the positions it waits for on a connection of this thread. Inside a
+     * {@link CacheTransaction} at READ COMMITTED, whose loads are otherwise stamped when they run, later loads then
+     * stand for the first such fence of the transaction: a replica connection checked out at the transaction's begin
+     * and fenced then is not fenced again, and has not necessarily applied invalidations applied since. Call it
+     * before reading the positions. Outside a transaction it does nothing.
+     */
+    public static void fencing() {
+        if (CacheTransaction.current() != null) {
+            // Drawn before the positions are read: an invalidation that recorded a smaller value recorded its
+            // position before, so the fence waits for it.
+            CacheTransaction.fenced(InvalidationSequence.next());
+        }
+    }
+
     /** The number of {@link #behind()} calls on this thread so far: a stamp keeps it, a store compares. */
     static long mark() {
         long[] state = BEHIND.get();

@@ -124,8 +124,6 @@ class ReplicaReadsAcrossTransactionsTest {
     }
 
     @Test
-    @Disabled("reproduces: a READ COMMITTED transaction's connection is fenced once, at checkout; a load stamped "
-            + "later in the transaction reads the replica without waiting for invalidations applied since")
     void aReadCommittedLoadAfterAnInvalidationAppliedSinceTheCheckoutFenceIsNotCached() {
         positions.advance("0-1-1");
         replicaApplied = 1;
@@ -139,6 +137,41 @@ class ReplicaReadsAcrossTransactionsTest {
         }
 
         assertThat(cache.getIfPresent(1L)).as("the replica had not applied 0-1-2 when it was read").isNull();
+    }
+
+    @Test
+    void aReadCommittedTransactionOnAFencedReplicaStillCachesWhatWasNotInvalidatedSinceTheFence() {
+        positions.advance("0-1-1");
+        replicaApplied = 1;
+        replica.put(1L, "one");
+        replica.put(2L, "two");
+
+        try (CacheTransaction tx = CacheTransaction.begin().isolation(Isolation.READ_COMMITTED)) {
+            assertThat(fence.await(replicaConnection)).isTrue();
+            changeAppliedByTheClientOnly(1L, 2);
+            cache.get(2L, replica::get);
+            tx.commit();
+        }
+
+        assertThat(cache.getIfPresent(2L)).isEqualTo("two");
+    }
+
+    @Test
+    void aFenceInsideASavepointConcernsTheLoadsOfItsTransactionAfterIt() {
+        positions.advance("0-1-1");
+        replicaApplied = 1;
+        replica.put(1L, "old");
+
+        try (CacheTransaction tx = CacheTransaction.begin().isolation(Isolation.READ_COMMITTED)) {
+            CacheTransaction savepoint = CacheTransaction.beginSavepoint();
+            assertThat(fence.await(replicaConnection)).isTrue();
+            savepoint.commit();
+            changeAppliedByTheClientOnly(1L, 2);
+            cache.get(1L, replica::get);
+            tx.commit();
+        }
+
+        assertThat(cache.getIfPresent(1L)).isNull();
     }
 
     @Test

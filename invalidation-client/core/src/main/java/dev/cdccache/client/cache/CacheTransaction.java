@@ -24,7 +24,9 @@ import java.util.Objects;
  *   <li>Stamps stand for the transaction's begin, not for the moment of the load: a value is cached only if no
  *       invalidation of its key was applied since {@link #begin()} was called, which must happen before the
  *       transaction's first read. With {@link Isolation#READ_COMMITTED} every statement reads what is committed
- *       when it runs, so a load's own stamp is enough and loads late in a long transaction stay cacheable; with
+ *       when it runs, so a load's own stamp is enough and loads late in a long transaction stay cacheable (unless
+ *       a replica connection was fenced inside the transaction: its reads are proven only as of that fence, so
+ *       loads then stand for the first one, see {@link ReplicaReads#fencing()}); with
  *       {@link Isolation#READ_UNCOMMITTED} nothing read is cached. Puts without a preceding load (no stamp)
  *       always stand for the begin, whatever the isolation.</li>
  *   <li>A miss inside a transaction never leads a single-flight load that other threads wait for (they must not
@@ -71,6 +73,9 @@ public final class CacheTransaction implements AutoCloseable {
 
     private static final ThreadLocal<CacheTransaction> CURRENT = new ThreadLocal<>();
 
+    /** No replica connection was fenced inside the transaction. */
+    private static final long NO_FENCE = Long.MIN_VALUE;
+
     private enum State { OPEN, COMMITTED, ROLLED_BACK }
 
     private final CacheTransaction enclosing;
@@ -80,6 +85,8 @@ public final class CacheTransaction implements AutoCloseable {
     private Isolation isolation;
     private Map<Deferred.Id, Deferred<?, ?>> deferred;
     private State state = State.OPEN;
+    /** The sequence value of the first replica fence inside this transaction (savepoints record it here too). */
+    private long firstFence = NO_FENCE;
 
     private CacheTransaction(CacheTransaction enclosing, long sequence, boolean savepoint, Isolation isolation) {
         this.enclosing = enclosing;
@@ -207,10 +214,42 @@ public final class CacheTransaction implements AutoCloseable {
         }
     }
 
+    /** A replica connection is being fenced on this thread, as of {@code fenceSequence}; see ReplicaReads#fencing. */
+    static void fenced(long fenceSequence) {
+        CacheTransaction root = root(CURRENT.get());
+        if (root != null && root.firstFence == NO_FENCE) {
+            root.firstFence = fenceSequence;
+        }
+    }
+
+    /** The transaction a savepoint is part of (itself if it is none). */
+    private static CacheTransaction root(CacheTransaction tx) {
+        while (tx != null && tx.savepoint) {
+            tx = tx.enclosing;
+        }
+        return tx;
+    }
+
+    /**
+     * The sequence value a READ COMMITTED load of this transaction stands for: none (the load's own moment) unless
+     * a replica connection was fenced inside the transaction, whose reads are proven only as of its first fence.
+     */
+    long readCommittedAsOf() {
+        return root(this).firstFence;
+    }
+
+    /** Whether {@link #readCommittedAsOf()} names a fence. */
+    static boolean isFence(long asOf) {
+        return asOf != NO_FENCE;
+    }
+
     /** The stamp a load of {@code key} takes inside this transaction. */
     <K> LoadStamp<K> stamp(CaffeineInvalidatingCache<K, ?> cache, K key) {
         return switch (isolation) {
-            case READ_COMMITTED -> cache.stampNow(key);
+            // A replica connection found behind at its checkout (before this load) is the one this load reads.
+            case READ_COMMITTED -> ReplicaReads.behindSince(sequence) ? cache.stampNow(key).notCacheable()
+                    : isFence(readCommittedAsOf()) ? cache.stampAsOf(key, readCommittedAsOf())
+                    : cache.stampNow(key);
             case READ_UNCOMMITTED -> cache.stampNow(key).notCacheable();
             default -> cache.stampAsOf(key, sequence);
         };

@@ -441,7 +441,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             return stampAsOf(key, sequence);
         }
         return switch (tx.isolation()) {
-            case READ_COMMITTED -> stampAsOf(key, sequence);
+            case READ_COMMITTED -> stampAsOf(key, CacheTransaction.isFence(tx.readCommittedAsOf())
+                    ? Math.min(sequence, tx.readCommittedAsOf()) : sequence);
             case READ_UNCOMMITTED -> stampNow(key).notCacheable();
             // The earlier of the two: the caller's read may have begun before the transaction's snapshot, or after.
             default -> stampAsOf(key, Math.min(sequence, tx.beganAt()));
@@ -458,7 +459,10 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         // Generations first, marks second: an invalidation records its mark before it bumps the generation, so
         // one that the marks do not show yet is seen by putLoaded's generation check (see InvalidationSequence).
         LoadStamp<K> now = generations.stamp(key, Math.min(guard.now(), InvalidationSequence.epochMillis(sequence)));
-        return sequenceMarks.unchangedSince(now.stripe(), sequence) ? now : now.notCacheable();
+        // A replica read found behind since the sequence was drawn (at a connection checkout before this stamp) may
+        // be the one this value comes from.
+        return sequenceMarks.unchangedSince(now.stripe(), sequence) && !ReplicaReads.behindSince(sequence) ? now
+                : now.notCacheable();
     }
 
     @Override

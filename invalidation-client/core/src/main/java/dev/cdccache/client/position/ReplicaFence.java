@@ -56,6 +56,8 @@ public final class ReplicaFence {
      * @return whether it has; if not, loads in progress on this thread are not cached
      */
     public boolean await(Connection connection) {
+        // Before the positions are read: what a transaction's later loads may stand for (ReplicaReads#fencing).
+        ReplicaReads.fencing();
         String mariaDb = positions.mariaDbPosition();
         String mySql = positions.mySqlGtidSet();
         if (mariaDb.isEmpty() && mySql.isEmpty()) {

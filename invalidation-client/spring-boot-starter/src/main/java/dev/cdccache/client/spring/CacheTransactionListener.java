@@ -59,7 +59,12 @@ public final class CacheTransactionListener implements TransactionExecutionListe
         if (beginFailure != null) {
             tx.close();
         } else if (!transaction.isNested()) {
-            tx.isolation(isolation(TransactionSynchronizationManager.getCurrentTransactionIsolationLevel()));
+            Isolation declared = isolation(TransactionSynchronizationManager.getCurrentTransactionIsolationLevel());
+            // A persistence context (JPA, Hibernate) answers a load with an entity it read earlier in the transaction,
+            // without asking the database: a per-load stamp would vouch for a read made before it. Loads then stand
+            // for the transaction's begin, as at REPEATABLE READ.
+            tx.isolation(declared == Isolation.READ_COMMITTED && persistenceContextBound() ? Isolation.REPEATABLE_READ
+                    : declared);
         }
     }
 
@@ -82,6 +87,23 @@ public final class CacheTransactionListener implements TransactionExecutionListe
         if (tx != null && tx.isOpen()) {
             tx.rollback();
         }
+    }
+
+    /**
+     * Whether a transaction-bound persistence context is on this thread: Spring ORM's {@code EntityManagerHolder} or
+     * a Hibernate {@code SessionHolder}, found by class name since the starter does not depend on Spring ORM.
+     */
+    static boolean persistenceContextBound() {
+        for (Object resource : TransactionSynchronizationManager.getResourceMap().values()) {
+            for (Class<?> type = resource.getClass(); type != null; type = type.getSuperclass()) {
+                String name = type.getName();
+                if (name.equals("org.springframework.orm.jpa.EntityManagerHolder")
+                        || name.startsWith("org.springframework.orm.hibernate") && name.endsWith(".SessionHolder")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The isolation of a Spring isolation level ({@code null}: the transaction did not declare one). */

@@ -115,6 +115,21 @@ public class CdcInvalidationAutoConfiguration {
         }
     }
 
+    /**
+     * Warns when JPA's open-in-view is on. Its persistence context spans the whole web request, so a cached method's
+     * load can be answered with an entity read earlier in the request, before a change whose invalidation the client
+     * applied since; nothing on the cache's side can see that read.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.orm.jpa.support.OpenEntityManagerInViewInterceptor")
+    static class OpenInViewConfiguration {
+
+        @Bean
+        static SmartInitializingSingleton cdcOpenInViewWarning(ListableBeanFactory beanFactory) {
+            return () -> OpenInViewWarning.warnIfOn(beanFactory);
+        }
+    }
+
     /** DataSources that read a replica: their reads are cached only once the replica is shown caught up. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.jdbc.datasource.DelegatingDataSource")

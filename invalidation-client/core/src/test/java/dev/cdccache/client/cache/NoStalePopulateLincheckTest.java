@@ -95,11 +95,11 @@ public class NoStalePopulateLincheckTest {
     }
 
     @Test
-    @Timeout(120)
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a hang fails, not blocks the build
     void aValueReadBeforeAnAppliedInvalidationIsNeverLeftInTheCache() {
         LinChecker.check(NoStalePopulateLincheckTest.class, new ModelCheckingOptions()
-                .iterations(10)
-                .invocationsPerIteration(100)
+                .iterations(8)
+                .invocationsPerIteration(60)
                 .threads(2)
                 .actorsPerThread(2)
                 .actorsBefore(1)

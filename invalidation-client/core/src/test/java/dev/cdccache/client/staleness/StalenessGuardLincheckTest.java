@@ -68,7 +68,7 @@ public class StalenessGuardLincheckTest {
     }
 
     @Test
-    @Timeout(120)
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a hang fails, not blocks the build
     void servingAndHealthAgreeWithTheDocumentedStateInEveryInterleaving() {
         LinChecker.check(StalenessGuardLincheckTest.class, new ModelCheckingOptions()
                 .sequentialSpecification(Model.class)

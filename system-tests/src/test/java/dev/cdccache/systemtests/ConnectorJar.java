@@ -4,9 +4,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The connector's runnable jar, as the build resolved it: this module depends on {@code cdc-connector}'s
- * {@code exec} artifact, and failsafe passes that file's path in {@value #PROPERTY}. So the reactor builds the
- * connector before these tests and no test copies it.
+ * The connector's runnable jar, as the build provides it: this module depends on {@code cdc-connector}, so the
+ * reactor builds the connector first; the build copies its {@code exec} artifact at pre-integration-test and
+ * failsafe passes the file's path in {@value #PROPERTY}. No test looks for the jar by a path of its own.
  */
 final class ConnectorJar {
 

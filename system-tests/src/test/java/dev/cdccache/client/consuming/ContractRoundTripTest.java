@@ -245,8 +245,10 @@ class ContractRoundTripTest {
     @Test
     void theConnectorsHeartbeatRowReadsBackWithItsIdTsEpochAndTables() throws Exception {
         Instant written = Instant.parse("2026-03-01T10:15:31.123456Z");
+        // The tables column as the connector writes it into its row (lower-case, comma-separated).
+        String tablesColumn = HeartbeatTable.tablesColumn(List.of("Shop.Item", "shop.place"));
         List<ProducerRecord<byte[], byte[]>> published = publish(List.of(
-                heartbeat(CONNECTOR, written, "e-42", "shop.item,shop.place"),
+                heartbeat(CONNECTOR, written, "e-42", tablesColumn),
                 heartbeat("another-connector", written, "e-7", "shop.other")));
 
         assertThat(published).as("another connector's row is that connector's to publish").hasSize(1);
@@ -260,7 +262,8 @@ class ContractRoundTripTest {
         assertThat(heartbeat.numericId()).isFalse();
         assertThat(heartbeat.tsMillis()).isEqualTo(written.toEpochMilli());
         assertThat(heartbeat.epoch()).isEqualTo("e-42");
-        assertThat(heartbeat.tables()).containsExactly("shop.item", "shop.place");
+        assertThat(heartbeat.tables()).containsExactly("shop.item", "shop.place")
+                .isEqualTo(HeartbeatTable.tablesOf(tablesColumn));
     }
 
     @Test

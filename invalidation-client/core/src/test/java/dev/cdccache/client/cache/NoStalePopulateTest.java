@@ -13,6 +13,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -268,20 +270,23 @@ class NoStalePopulateTest {
             return database.get(id);
         }), threads);
         await(loading);
-        List<CompletableFuture<String>> followers = new java.util.ArrayList<>();
+        List<Caller> followers = new java.util.ArrayList<>();
         for (int i = 0; i < 16; i++) {
-            followers.add(CompletableFuture.supplyAsync(() -> cache.get(1L, id -> {
+            followers.add(Caller.start("follower-" + i, () -> cache.get(1L, id -> {
                 loads.incrementAndGet();
                 return database.get(id);
-            }), threads));
+            })));
         }
-        // Followers are blocked on the leader's load, not loading themselves.
-        Thread.sleep(100);
-        assertThat(followers).noneMatch(CompletableFuture::isDone);
+        // Every follower has arrived while the leader's load is held, and is parked, not loading.
+        for (Caller follower : followers) {
+            follower.awaitParked();
+        }
+        assertThat(loads).as("loads while the followers wait").hasValue(1);
+
         release.countDown();
         assertThat(leader.get(5, TimeUnit.SECONDS)).isEqualTo("v");
-        for (CompletableFuture<String> follower : followers) {
-            assertThat(follower.get(5, TimeUnit.SECONDS)).isEqualTo("v");
+        for (Caller follower : followers) {
+            assertThat(follower.result()).isEqualTo("v");
         }
         assertThat(loads).hasValue(1);
     }
@@ -289,26 +294,36 @@ class NoStalePopulateTest {
     @Test
     void aLoaderFailureReachesEveryWaitingCallerAndCachesNothing() throws Exception {
         CaffeineInvalidatingCache<Long, String> cache = TestCaches.ready();
+        IllegalStateException failure = new IllegalStateException("database down");
+        AtomicInteger followerLoads = new AtomicInteger();
         CountDownLatch loading = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         CompletableFuture<String> leader = CompletableFuture.supplyAsync(() -> cache.get(1L, id -> {
             loading.countDown();
             await(release);
-            throw new IllegalStateException("database down");
+            throw failure;
         }), threads);
         await(loading);
-        CompletableFuture<String> follower = CompletableFuture.supplyAsync(() -> cache.get(1L, id -> "unused"), threads);
-        Thread.sleep(50);
-        release.countDown();
-        assertThat(leader).failsWithin(5, TimeUnit.SECONDS).withThrowableThat()
-                .havingRootCause().isInstanceOf(IllegalStateException.class).withMessage("database down");
-        // The follower either joined the failed load or loaded after it.
-        try {
-            assertThat(follower.get(5, TimeUnit.SECONDS)).isEqualTo("unused");
-        } catch (java.util.concurrent.ExecutionException e) {
-            assertThat(e).hasRootCauseInstanceOf(IllegalStateException.class);
+        List<Caller> followers = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            followers.add(Caller.start("follower-" + i, () -> cache.get(1L, id -> {
+                followerLoads.incrementAndGet();
+                return "loaded by a follower";
+            })));
         }
-        assertThat(cache.lookup(1L) == null || "unused".equals(cache.getIfPresent(1L))).isTrue();
+        for (Caller follower : followers) {
+            follower.awaitParked(); // waiting on the leader's load, which has not failed yet
+        }
+
+        release.countDown();
+        assertThat(leader).failsWithin(5, TimeUnit.SECONDS).withThrowableThat().havingRootCause().isSameAs(failure);
+        for (Caller follower : followers) {
+            assertThat(follower.failure()).as("what the waiting caller got").isSameAs(failure);
+        }
+        assertThat(followerLoads).as("no waiting caller loaded on its own").hasValue(0);
+        assertThat(cache.lookup(1L)).isNull();
+        // The failure is not remembered: the next miss loads.
+        assertThat(cache.get(1L, id -> "after the failure")).isEqualTo("after the failure");
     }
 
     @Test
@@ -405,6 +420,67 @@ class NoStalePopulateTest {
         assertThat(calls).hasValue(1);
         assertThat(cache.getAll(List.of(1L, 2L, 9L), loader)).containsExactly(Map.entry(1L, "a"), Map.entry(2L, "b"));
         assertThat(calls).hasValue(1); // all hits (9 cached as absent): no loader call
+    }
+
+    /**
+     * A caller on a thread of its own, so that the test can see it parked: a caller that joined a load in flight
+     * waits on that load's future ({@link Thread.State#WAITING}), one that loads itself never parks here.
+     */
+    private static final class Caller {
+        private final Thread thread;
+        private final AtomicReference<Object> outcome = new AtomicReference<>();
+
+        private Caller(String name, java.util.function.Supplier<String> call) {
+            thread = new Thread(() -> {
+                try {
+                    outcome.set(call.get());
+                } catch (Throwable t) {
+                    outcome.set(t);
+                }
+            }, name);
+            thread.setDaemon(true);
+        }
+
+        static Caller start(String name, java.util.function.Supplier<String> call) {
+            Caller caller = new Caller(name, call);
+            caller.thread.start();
+            return caller;
+        }
+
+        /** Waits until the caller is parked; fails if it finished instead (it did not wait for the load). */
+        void awaitParked() throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            // Parked with a blocker (LockSupport.park, as a future's waiter does), not in Object.wait or a lock.
+            while (thread.getState() != Thread.State.WAITING || LockSupport.getBlocker(thread) == null) {
+                if (thread.getState() == Thread.State.TERMINATED) {
+                    throw new AssertionError(thread.getName() + " did not wait for the load in flight: " + outcome.get());
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError(thread.getName() + " did not park within 10 s: " + thread.getState());
+                }
+                Thread.sleep(1);
+            }
+        }
+
+        private Object finish() throws InterruptedException {
+            thread.join(TimeUnit.SECONDS.toMillis(5));
+            assertThat(thread.isAlive()).as(thread.getName() + " finished").isFalse();
+            return outcome.get();
+        }
+
+        String result() throws InterruptedException {
+            Object value = finish();
+            if (value instanceof Throwable t) {
+                throw new AssertionError(thread.getName() + " failed", t);
+            }
+            return (String) value;
+        }
+
+        Throwable failure() throws InterruptedException {
+            Object value = finish();
+            assertThat(value).as(thread.getName() + "'s outcome").isInstanceOf(Throwable.class);
+            return (Throwable) value;
+        }
     }
 
     static void await(CountDownLatch latch) {

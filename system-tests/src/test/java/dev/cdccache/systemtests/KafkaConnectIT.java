@@ -1,5 +1,9 @@
-package dev.cdccache.client;
+package dev.cdccache.systemtests;
 
+import dev.cdccache.client.CacheDefinition;
+import dev.cdccache.client.InvalidatingCache;
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.InvalidationClientConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -74,7 +78,7 @@ class KafkaConnectIT {
     private static final Duration CONVERGE = Duration.ofSeconds(60);
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    private static final Path CONNECTOR_JAR = Path.of("target", "connector", "cdc-connector-exec.jar");
+    private static final Path CONNECTOR_JAR = ConnectorJar.path();
     private static final Path PLUGIN_PATH = Path.of("target", "connect-plugins");
 
     private static LocalStack stack;

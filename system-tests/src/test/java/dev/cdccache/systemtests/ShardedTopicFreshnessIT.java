@@ -1,5 +1,9 @@
-package dev.cdccache.client;
+package dev.cdccache.systemtests;
 
+import dev.cdccache.client.CacheDefinition;
+import dev.cdccache.client.InvalidatingCache;
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.InvalidationClientConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -49,7 +53,7 @@ class ShardedTopicFreshnessIT {
         }
         stack.mariaDb().execute(DB, "INSERT IGNORE INTO orders VALUES (1, 'shard a')");
         secondShard.execute(DB, "INSERT IGNORE INTO orders VALUES (1001, 'shard b')");
-        Path jar = Path.of("target", "connector", "cdc-connector-exec.jar");
+        Path jar = ConnectorJar.path();
         shardA = ConnectorProcess.builder(jar, stack).tables(List.of(DB + ".orders")).topicPrefix(PREFIX)
                 .name("shard-a-connector").build().start();
         shardB = ConnectorProcess.builder(jar, stack).tables(List.of(DB + ".orders")).topicPrefix(PREFIX)

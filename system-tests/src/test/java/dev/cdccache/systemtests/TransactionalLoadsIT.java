@@ -1,5 +1,9 @@
-package dev.cdccache.client;
+package dev.cdccache.systemtests;
 
+import dev.cdccache.client.CacheDefinition;
+import dev.cdccache.client.InvalidatingCache;
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.InvalidationClientConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -48,7 +52,7 @@ class TransactionalLoadsIT {
                 "CREATE TABLE IF NOT EXISTS item (id BIGINT PRIMARY KEY, name VARCHAR(64) NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS other (id BIGINT PRIMARY KEY)",
                 "INSERT IGNORE INTO other VALUES (1)");
-        connector = ConnectorProcess.builder(Path.of("target", "connector", "cdc-connector-exec.jar"), stack)
+        connector = ConnectorProcess.builder(ConnectorJar.path(), stack)
                 .tables(List.of(DB + ".item"))
                 .name("transactional-loads-it")
                 .build()

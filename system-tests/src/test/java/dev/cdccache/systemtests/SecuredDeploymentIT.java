@@ -1,5 +1,9 @@
-package dev.cdccache.client;
+package dev.cdccache.systemtests;
 
+import dev.cdccache.client.CacheDefinition;
+import dev.cdccache.client.InvalidatingCache;
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.InvalidationClientConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -141,7 +145,7 @@ class SecuredDeploymentIT {
     }
 
     private static ConnectorProcess.Builder connectorBuilder(String name, String kafkaPassword, Path secrets) {
-        return ConnectorProcess.builder(Path.of("target", "connector", "cdc-connector-exec.jar"), LocalStack.shared())
+        return ConnectorProcess.builder(ConnectorJar.path(), LocalStack.shared())
                 .kafka(kafka)
                 .name(name)
                 .topicPrefix(PREFIX)

@@ -1,5 +1,9 @@
-package dev.cdccache.client;
+package dev.cdccache.systemtests;
 
+import dev.cdccache.client.CacheDefinition;
+import dev.cdccache.client.InvalidatingCache;
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.InvalidationClientConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -50,7 +54,7 @@ class TwoConnectorsFreshnessIT {
                 "CREATE TABLE IF NOT EXISTS uncaptured (id BIGINT PRIMARY KEY, name VARCHAR(64) NOT NULL)",
                 "INSERT IGNORE INTO orders VALUES (1, 'first order')",
                 "INSERT IGNORE INTO catalog VALUES (1, 'first item')");
-        Path jar = Path.of("target", "connector", "cdc-connector-exec.jar");
+        Path jar = ConnectorJar.path();
         ordersConnector = ConnectorProcess.builder(jar, stack).tables(List.of(DB + ".orders"))
                 .name("orders-connector").build().start();
         catalogConnector = ConnectorProcess.builder(jar, stack).tables(List.of(DB + ".catalog"))

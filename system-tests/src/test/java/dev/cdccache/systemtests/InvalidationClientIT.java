@@ -1,5 +1,11 @@
-package dev.cdccache.client;
+package dev.cdccache.systemtests;
 
+import dev.cdccache.client.CacheDefinition;
+import dev.cdccache.client.InvalidatingCache;
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.InvalidationClientConfig;
+import dev.cdccache.client.SourceDefinition;
+import dev.cdccache.client.StalenessCheck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -59,7 +65,7 @@ class InvalidationClientIT {
                         + "price DECIMAL(10,2) NOT NULL, UNIQUE KEY uk_code (code))",
                 "CREATE TABLE IF NOT EXISTS item_tag (id BIGINT PRIMARY KEY AUTO_INCREMENT, item_id BIGINT NOT NULL, "
                         + "tag VARCHAR(32) NOT NULL)");
-        Path jar = Path.of("target", "connector", "cdc-connector-exec.jar");
+        Path jar = ConnectorJar.path();
         connector = ConnectorProcess.builder(jar, stack)
                 .tables(List.of(DB + ".item", DB + ".item_tag"))
                 .name("invalidation-client-it")
@@ -307,7 +313,7 @@ class InvalidationClientIT {
         insertItem(id, "p-" + id, "1.00");
         fill("items", id);
         awaitFresh();
-        long malformedBefore = first.metrics().errorCount(ErrorReason.MALFORMED_JSON);
+        long malformedBefore = first.errorCount(ErrorReason.MALFORMED_JSON);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
@@ -321,7 +327,7 @@ class InvalidationClientIT {
             producer.flush();
         }
         for (InvalidationClient client : clients()) {
-            await().atMost(CONVERGE).untilAsserted(() -> assertThat(client.metrics().errorCount(
+            await().atMost(CONVERGE).untilAsserted(() -> assertThat(client.errorCount(
                     ErrorReason.MALFORMED_JSON)).as("malformed records counted by %s", client.instanceId())
                     .isGreaterThanOrEqualTo(malformedBefore + 3));
         }
@@ -329,7 +335,7 @@ class InvalidationClientIT {
         mariaDb.execute(DB, "UPDATE item SET price = 3.00 WHERE id = " + id);
         awaitEvicted("items", id);
         awaitConverged("items", id);
-        assertThat(first.metrics().errorCount(ErrorReason.UNMAPPABLE_KEY)).isPositive();
+        assertThat(first.errorCount(ErrorReason.UNMAPPABLE_KEY)).isPositive();
     }
 
     @Test

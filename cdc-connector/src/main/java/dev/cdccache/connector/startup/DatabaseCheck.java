@@ -170,8 +170,8 @@ public final class DatabaseCheck {
                     "As an administrator run: GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT"
                             + " ON *.* TO '" + database.getUser() + "'@'%'; and for the heartbeat: GRANT INSERT, UPDATE ON "
                             + heartbeatTable.map(CapturedTable::qualifiedName).orElse(HeartbeatTable.DEFAULT_NAME) + " TO '"
-                            + database.getUser() + "'@'%'; (cdc-connector/sql/connector-user.sql is the complete"
-                            + " least-privilege script).");
+                            + database.getUser() + "'@'%'; (cdc-connector/sql/setup.sql creates the"
+                            + " heartbeat table and this user with exactly these grants).");
         }
         for (String advisable : List.of("RELOAD", "SHOW DATABASES")) {
             if (!grants.hasGlobal(advisable)) {

@@ -69,6 +69,7 @@ final class HeartbeatProbe {
         config.putAll(properties.getKafka().clientProperties());
         config.put(ConsumerConfig.CLIENT_ID_CONFIG, properties.getName() + "-check");
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false); // no group: assigned partitions only
+        config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false); // looking must not create it
         config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config);

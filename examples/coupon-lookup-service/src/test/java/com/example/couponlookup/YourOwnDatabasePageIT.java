@@ -123,7 +123,7 @@ class YourOwnDatabasePageIT {
                 .jvmArg("-XX:TieredStopAtLevel=1").env("CDC_CONNECTOR_DATABASE_PASSWORD", password)
                 .arg("check").arg("--config").arg(config.toString()).start();
         int exit = check.waitFor(Duration.ofSeconds(120));
-        String output = check.tail(80);
+        String output = check.tail(200);
         System.out.println(output);
         assertThat(exit).as(output).isZero();
         return output;

@@ -83,11 +83,13 @@ final class KafkaAccess {
                 continue;
             }
             String topic = missing.getKey();
+            // the connector creates change topics with the configured partitions, its own state topics with one
+            int topicPartitions = missing.getValue() == Use.CHANGES ? partitions : 1;
             try {
-                admin.createTopics(List.of(new NewTopic(topic, partitions, replicationFactor)),
+                admin.createTopics(List.of(new NewTopic(topic, topicPartitions, replicationFactor)),
                         new CreateTopicsOptions().validateOnly(true)).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
                 findings.add(new Finding(topic, false, null, null, "does not exist yet; the connector may create it ("
-                        + partitions + " partition(s), replication factor " + replicationFactor + ")"));
+                        + topicPartitions + " partition(s), replication factor " + replicationFactor + ")"));
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof TopicExistsException) {
                     findings.add(new Finding(topic, true, "exists, but the connector's principal may not DESCRIBE it",

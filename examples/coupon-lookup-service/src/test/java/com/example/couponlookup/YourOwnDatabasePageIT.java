@@ -155,7 +155,19 @@ class YourOwnDatabasePageIT {
             }
             kept.append(line).append('\n');
         }
-        return kept.toString();
+        // a key that held only the security block (the client's kafka:) is left without a value: drop it too
+        String[] lines = kept.toString().split("\n");
+        StringBuilder pruned = new StringBuilder();
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i];
+            int indent = line.length() - line.stripLeading().length();
+            boolean emptyKey = line.strip().endsWith(":") && (i + 1 == lines.length
+                    || lines[i + 1].length() - lines[i + 1].stripLeading().length() <= indent);
+            if (!emptyKey) {
+                pruned.append(line).append('\n');
+            }
+        }
+        return pruned.toString();
     }
 
     private static String value(String setCommand, String variable) {

@@ -22,7 +22,8 @@ final class ServerSettings {
     private final String version;
     private final Map<String, String> variables;
 
-    private ServerSettings(String version, Map<String, String> variables) {
+    /** @param variables global variables by lower-case name, as {@code SHOW GLOBAL VARIABLES} lists them */
+    ServerSettings(String version, Map<String, String> variables) {
         this.version = version;
         this.variables = variables;
     }

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code cdc-connector check} against a real MariaDB and Kafka: a database set up with {@code setup.sql} passes, and
- * once the connector runs a heartbeat goes through the whole pipeline; a flavor mismatch, a statement-based binlog and
- * a missing grant each fail with the fix.
+ * once the connector runs a heartbeat goes through the whole pipeline (and fails to once it stopped); a flavor
+ * mismatch, a statement-based binlog and a missing grant each fail with the fix.
  */
 @ExtendWith(LocalStackExtension.class)
 class ConnectorCheckIT {
@@ -96,6 +96,12 @@ class ConnectorCheckIT {
             assertThat(after.output()).containsPattern("\\[ok  \\] probe +a heartbeat written now reached "
                     + "owncheck\\.cdc_meta\\.heartbeat after \\d+ ms");
         }
+
+        // the connector stopped: the settings are still right, but nothing carries a change to the clients
+        Result stopped = check();
+        assertThat(stopped.exitCode()).as(stopped.output()).isEqualTo(1);
+        assertThat(stopped.output()).contains("[FAIL] probe", "did not reach owncheck.cdc_meta.heartbeat within 30 s",
+                "start the connector");
     }
 
     @Test

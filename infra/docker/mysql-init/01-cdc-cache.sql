@@ -1,6 +1,7 @@
 -- cdc-cache on MySQL 8 (infra/docker-compose.yml; run once by the image on an empty data directory).
 -- The same users and heartbeat table the local run creates (infra's MariaDbServer); the connector gets exactly
--- the least-privilege grants of cdc-connector/sql/connector-user.sql, for the two databases it captures here.
+-- the least-privilege grants cdc-connector/sql/setup.sql gives, for the two databases it captures here
+-- (packaging's ComposeSettingsTest compares the grants and the heartbeat table with setup.sql's).
 -- The packaging module runs this file against MariaDB and starts the connector on it.
 
 -- the admin the local run's tools use

@@ -1,5 +1,6 @@
 package dev.cdccache.connector;
 
+import dev.cdccache.connector.check.ConnectorCheckCommand;
 import dev.cdccache.connector.engine.EngineFailedEvent;
 import dev.cdccache.connector.export.ConnectConfigExporter;
 import java.util.Map;
@@ -13,6 +14,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * The CDC connector: reads the MariaDB/MySQL binlog with the Debezium embedded engine and
  * publishes every change of the captured tables to {@code <topic-prefix>.<database>.<table>}.
  *
+ * <p>{@code check --config <file>} verifies the settings against the database and Kafka without streaming
+ * ({@link ConnectorCheckCommand}).
+ *
  * <p>Exit codes: 0 after a normal shutdown or an export, 1 when start-up fails (a message says
  * what to fix), 3 when the engine stops by itself at run time (the supervisor restarts the
  * process, which resumes from the stored offsets).
@@ -20,8 +24,14 @@ import org.springframework.context.ConfigurableApplicationContext;
 @SpringBootApplication
 public class CdcConnectorApplication {
 
-    /** Runs the connector, or with {@code --cdc.connector.export-connect-config} prints the Kafka Connect JSON. */
+    /**
+     * Runs the connector; with {@code check --config <file>} checks its settings; with
+     * {@code --cdc.connector.export-connect-config} prints the Kafka Connect JSON.
+     */
     public static void main(String[] args) {
+        if (ConnectorCheckCommand.requestedBy(args)) {
+            System.exit(ConnectorCheckCommand.run(args, System.out));
+        }
         boolean export = ConnectConfigExporter.requestedBy(args);
         SpringApplication application = new SpringApplication(CdcConnectorApplication.class);
         if (export) {

@@ -2,6 +2,7 @@ package dev.cdccache.packaging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cdccache.contract.HeartbeatTable;
 import dev.cdccache.infra.mariadb.MariaDbServer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -107,17 +108,47 @@ class ComposeSettingsTest {
     }
 
     @Test
-    void theComposeConnectorUserHasExactlyTheGrantsOfTheLeastPrivilegeScript() throws IOException {
-        // The script names one captured database (coupon_db); compose captures two: the same grant for each.
+    void theComposeConnectorUserHasExactlyTheGrantsOfTheSetupScript() throws IOException {
+        // setup.sql builds each GRANT from its parameters: CONCAT('GRANT <privileges> ON <scope> TO ', @cdc_account),
+        // the scope *.*, the captured database (@cdc_db) or the heartbeat table (@cdc_hb). Compose captures two
+        // databases (setup.sql run once per database) with the default heartbeat table and RELOAD available.
+        String setup = Files.readString(Repository.setupSql());
+        Matcher m = Pattern.compile("CONCAT\\('GRANT ([A-Z ,]+) ON (\\*\\.\\*|', @(\\w+), '(\\.\\*)?) TO ', @cdc_account\\)")
+                .matcher(setup);
         Set<String> expected = new TreeSet<>();
-        for (String grant : connectorGrants(Files.readString(Repository.connectorUserSql()))) {
-            expected.add(grant);
-            if (grant.contains(" ON coupon_db.* ")) {
-                expected.add(grant.replace(" ON coupon_db.* ", " ON ticket_db.* "));
+        while (m.find()) {
+            String privileges = m.group(1);
+            String variable = m.group(3);
+            List<String> scopes = variable == null ? List.of("*.*")
+                    : "cdc_db".equals(variable) ? List.of("coupon_db.*", "ticket_db.*")
+                    : "cdc_hb".equals(variable) ? List.of(MariaDbServer.HEARTBEAT_TABLE)
+                    : List.of("unknown variable @" + variable);
+            if (privileges.equals("LOCK TABLES")) {
+                continue; // only with @cdc_reload=0, where the server grants no RELOAD
+            }
+            for (String scope : scopes) {
+                expected.add("GRANT " + privileges + " ON " + scope + " TO 'cdc_connector'@'%';");
             }
         }
-        assertThat(expected).as("the script's grants").isNotEmpty();
+        assertThat(expected).as("the setup script's grants").hasSize(5);
         assertThat(connectorGrants(Files.readString(Repository.mysqlInitSql()))).isEqualTo(expected);
+    }
+
+    @Test
+    void theSetupScriptTheComposeInitScriptAndTheLocalRunCreateTheContractsHeartbeatTable() throws IOException {
+        String contract = columnsOf(HeartbeatTable.createStatement(MariaDbServer.HEARTBEAT_TABLE));
+        assertThat(contract).startsWith("(id VARCHAR(190) NOT NULL PRIMARY KEY,");
+        String setup = Files.readString(Repository.setupSql()).replaceAll("'\\s*,\\s*'", "");
+        assertThat(columnsOf(setup)).as("setup.sql").isEqualTo(contract);
+        assertThat(columnsOf(Files.readString(Repository.mysqlInitSql()))).as("the compose init script").isEqualTo(contract);
+        assertThat(columnsOf(MariaDbServer.heartbeatTableStatement())).as("the local run").isEqualTo(contract);
+    }
+
+    /** The column list of the first CREATE TABLE of the heartbeat table in {@code sql}, whitespace normalised. */
+    private static String columnsOf(String sql) {
+        Matcher m = Pattern.compile("(?s)CREATE TABLE .*?(\\(\\s*id .*?\\))\\s*(ENGINE|')").matcher(sql);
+        assertThat(m.find()).as("a CREATE TABLE of the heartbeat table in " + sql).isTrue();
+        return m.group(1).replaceAll("\\s+", " ").replace("( ", "(").replace(" )", ")");
     }
 
     /** The GRANT statements to 'cdc_connector', whitespace normalised. */

@@ -20,9 +20,9 @@ final class Repository {
         return root().resolve("infra/docker-compose.yml");
     }
 
-    /** The least-privilege GRANT script for the connector's database user. */
-    static Path connectorUserSql() {
-        return root().resolve("cdc-connector/sql/connector-user.sql");
+    /** The setup script: the heartbeat table and the connector's least-privilege database user. */
+    static Path setupSql() {
+        return root().resolve("cdc-connector/sql/setup.sql");
     }
 
     static Path mysqlInitSql() {

@@ -59,7 +59,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Production security settings, end to end with real processes: a Kafka broker that requires SASL/SCRAM
  * over TLS, the connector process connecting to MariaDB as the least-privilege user created from
- * {@code cdc-connector/sql/connector-user.sql}, its secrets from the environment and a configtree file, a table
+ * {@code cdc-connector/sql/setup.sql}, its secrets from the environment and a configtree file, a table
  * configured to send only its key column, and an invalidation client over SCRAM/TLS. One stack for the class.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -187,21 +187,12 @@ class SecuredDeploymentIT {
                 .cache(CacheDefinition.builder("people").table(DB + ".person").keyColumns("id").build());
     }
 
-    /** The GRANT script users copy, run with only the names replaced: the test's user, password and database. */
+    /** The setup script users run, with the test's user, password and database as its parameters. */
     private static void createConnectorUserFromTheRepositoryScript() throws IOException {
-        String script = Files.readString(repositoryFile("cdc-connector/sql/connector-user.sql"))
-                .replace("'cdc_connector'", "'" + DB_USER + "'")
-                .replace("'change-me'", "'" + DB_PASSWORD + "'")
-                .replace("coupon_db.*", DB + ".*");
-        List<String> statements = new ArrayList<>();
-        for (String statement : script.replaceAll("(?m)^--.*$", "").split(";")) {
-            if (!statement.isBlank()) {
-                statements.add(statement.trim());
-            }
-        }
-        // A fresh user each run: ALTER keeps a stale password from an earlier run from lingering.
+        // A fresh user each run: a stale password from an earlier run must not linger.
         mariaDb.execute(null, "DROP USER IF EXISTS '" + DB_USER + "'@'%'");
-        mariaDb.execute(null, statements.toArray(String[]::new));
+        mariaDb.runScript(repositoryFile("cdc-connector/sql/setup.sql"), "--init-command=SET @cdc_database='" + DB
+                + "', @cdc_user='" + DB_USER + "', @cdc_password='" + DB_PASSWORD + "'");
     }
 
     private static Path repositoryFile(String path) {

@@ -105,7 +105,8 @@ public final class DatabaseCheck {
         }
     }
 
-    void verifyBinlog(Connection connection) throws SQLException {
+    /** The binlog is on, in ROW format, with full row images; {@code cdc-connector check} runs it on its own too. */
+    public void verifyBinlog(Connection connection) throws SQLException {
         Map<String, String> variables = new HashMap<>();
         try (Statement statement = connection.createStatement()) {
             for (String name : List.of("log_bin", "binlog_format", "binlog_row_image")) {
@@ -136,7 +137,8 @@ public final class DatabaseCheck {
         }
     }
 
-    void verifyPrivileges(Connection connection) throws SQLException {
+    /** The user holds the replication privileges, SELECT on the captured tables and the heartbeat's. */
+    public void verifyPrivileges(Connection connection) throws SQLException {
         Grants grants = new Grants();
         try (Statement statement = connection.createStatement();
                 ResultSet rs = statement.executeQuery("SHOW GRANTS")) {
@@ -170,8 +172,8 @@ public final class DatabaseCheck {
                     "As an administrator run: GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT"
                             + " ON *.* TO '" + database.getUser() + "'@'%'; and for the heartbeat: GRANT INSERT, UPDATE ON "
                             + heartbeatTable.map(CapturedTable::qualifiedName).orElse(HeartbeatTable.DEFAULT_NAME) + " TO '"
-                            + database.getUser() + "'@'%'; (cdc-connector/sql/connector-user.sql is the complete"
-                            + " least-privilege script).");
+                            + database.getUser() + "'@'%'; (cdc-connector/sql/setup.sql creates the"
+                            + " heartbeat table and this user with exactly these grants).");
         }
         for (String advisable : List.of("RELOAD", "SHOW DATABASES")) {
             if (!grants.hasGlobal(advisable)) {
@@ -181,7 +183,8 @@ public final class DatabaseCheck {
         }
     }
 
-    void verifyTablesExist(Connection connection) throws SQLException {
+    /** Every captured table exists, and the heartbeat table has the contract's columns. */
+    public void verifyTablesExist(Connection connection) throws SQLException {
         List<String> unknown = new ArrayList<>();
         try (PreparedStatement query = connection.prepareStatement(
                 "SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?")) {

@@ -80,8 +80,11 @@ public final class TopicProvisioner {
         }
     }
 
-    /** Fails when a change topic's {@code cleanup.policy} includes {@code compact} (as the broker reports it). */
-    private void refuseCompactedTopics(Collection<String> topics) throws InterruptedException {
+    /**
+     * Fails when a change topic's {@code cleanup.policy} includes {@code compact} (as the broker reports it); the
+     * topics must exist.
+     */
+    public void refuseCompactedTopics(Collection<String> topics) throws InterruptedException {
         List<ConfigResource> resources = topics.stream().distinct()
                 .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
         Map<ConfigResource, Config> configs;

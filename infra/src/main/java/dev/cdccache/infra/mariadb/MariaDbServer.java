@@ -190,6 +190,41 @@ public final class MariaDbServer implements AutoCloseable {
     }
 
     /**
+     * Runs {@code script} with the {@code mariadb} command-line client as the admin user, as an administrator runs it
+     * by hand: {@code mariadb -h <host> -P <port> -u <admin> [extra arguments] < script}. Session variables for the
+     * script go in an {@code --init-command=SET @name='value', ...} argument.
+     *
+     * @return the client's output (stdout and stderr)
+     * @throws IllegalStateException when the client exits non-zero, with its output
+     */
+    public String runScript(Path script, String... clientArguments) {
+        List<String> command = new java.util.ArrayList<>(List.of(SystemPackages.requireMariaDbClient(), "--batch",
+                "-h", host(), "-P", String.valueOf(port), "-u", adminUser));
+        command.addAll(List.of(clientArguments));
+        try {
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectInput(script.toFile());
+            builder.environment().put("MYSQL_PWD", adminPassword); // not on the command line
+            Process client = builder.start();
+            String output = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!client.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                client.destroyForcibly();
+                throw new IllegalStateException("mariadb < " + script + " did not finish within 60 s");
+            }
+            if (client.exitValue() != 0) {
+                throw new IllegalStateException("mariadb < " + script + " failed with exit code " + client.exitValue()
+                        + ":\n" + output);
+            }
+            return output;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not run the mariadb client", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /**
      * Makes this server a replica of {@code primary}, from the primary's current GTID position on (what was
      * written before, users and the heartbeat table, exists on both already), applying each transaction no earlier
      * than {@code delay} after the primary committed it ({@code MASTER_DELAY}, whole seconds). Replicated changes
@@ -342,12 +377,21 @@ public final class MariaDbServer implements AutoCloseable {
                         + connectorUser + "'@'%';",
                 "CREATE USER IF NOT EXISTS '" + appUser + "'@'%' IDENTIFIED BY '" + appPassword + "';",
                 "CREATE DATABASE IF NOT EXISTS " + META_DATABASE + ";",
-                "CREATE TABLE IF NOT EXISTS " + HEARTBEAT_TABLE
-                        + " (id VARCHAR(190) NOT NULL PRIMARY KEY, ts DATETIME(6) NOT NULL, epoch VARCHAR(64) NOT NULL,"
-                        + " tables TEXT NOT NULL) ENGINE=InnoDB;",
+                heartbeatTableStatement() + ";",
                 "GRANT INSERT, UPDATE ON " + HEARTBEAT_TABLE + " TO '" + connectorUser + "'@'%';",
                 "FLUSH PRIVILEGES;",
                 "");
+    }
+
+    /**
+     * Creates the heartbeat table when it does not exist, in the shape of the contract, as
+     * {@code cdc-connector/sql/setup.sql} and the compose init script do (packaging's {@code ComposeSettingsTest}
+     * compares the three).
+     */
+    public static String heartbeatTableStatement() {
+        return "CREATE TABLE IF NOT EXISTS " + HEARTBEAT_TABLE
+                + " (id VARCHAR(190) NOT NULL PRIMARY KEY, ts DATETIME(6) NOT NULL, epoch VARCHAR(64) NOT NULL,"
+                + " tables TEXT NOT NULL) ENGINE=InnoDB";
     }
 
     private static String osUser() {

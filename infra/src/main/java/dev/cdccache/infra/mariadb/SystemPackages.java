@@ -26,6 +26,11 @@ final class SystemPackages {
         return find("mariadb-install-db").orElseGet(() -> installThenFind("mariadb-install-db"));
     }
 
+    /** The command-line client ({@code mariadb}), which the server package brings along. */
+    static String requireMariaDbClient() {
+        return find("mariadb").orElseGet(() -> installThenFind("mariadb"));
+    }
+
     private static synchronized String installThenFind(String program) {
         Optional<String> found = find(program);
         if (found.isPresent()) {

@@ -1,0 +1,312 @@
+package dev.cdccache.connector.check;
+
+import dev.cdccache.connector.config.ConnectorProperties;
+import dev.cdccache.connector.config.ConnectorProperties.Flavor;
+import dev.cdccache.connector.config.DebeziumSettings;
+import dev.cdccache.connector.kafka.KafkaClients;
+import dev.cdccache.connector.startup.DatabaseCheck;
+import dev.cdccache.connector.startup.DebeziumOverrideCheck;
+import dev.cdccache.connector.startup.KafkaClusterCheck;
+import dev.cdccache.connector.startup.KeyColumnCheck;
+import dev.cdccache.connector.startup.StartupCheckException;
+import dev.cdccache.connector.startup.TopicProvisioner;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.springframework.boot.Banner;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * {@code cdc-connector check --config my.yml}: verifies a connector's settings against the real database and Kafka
+ * cluster without starting the stream, prints what to fix, and exits 0 when nothing is wrong, 1 on any problem, 2 on
+ * a usage error.
+ *
+ * <p>It runs the connector's own start-up checks (binlog settings, grants, captured and heartbeat tables, key
+ * columns, Kafka reachable, compacted change topics) and adds what those leave to the operator: the server's flavor
+ * against the configured one, {@code server_id}, binlog retention, GTIDs, and the Kafka principal's permissions on
+ * every topic the connector uses. Unlike start-up it goes on after a problem, so that one run lists all of them.
+ * Last, when the connector runs, one heartbeat is sent through the whole pipeline ({@link HeartbeatProbe}).
+ *
+ * <p>Other arguments ({@code --cdc.connector.database.password=...}) and the environment override the file, as for
+ * the connector itself.
+ */
+public final class ConnectorCheckCommand {
+
+    /** The first argument that selects this command. */
+    public static final String COMMAND = "check";
+
+    private static final Duration KAFKA_TIMEOUT = Duration.ofSeconds(15);
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(30);
+
+    private final ConnectorProperties properties;
+    private final DebeziumSettings settings;
+    private final CheckReport report;
+    private final boolean probe;
+
+    private ConnectorCheckCommand(ConnectorProperties properties, CheckReport report, boolean probe) {
+        this.properties = properties;
+        this.settings = new DebeziumSettings(properties);
+        this.report = report;
+        this.probe = probe;
+    }
+
+    /** Whether {@code args} ask for this command. */
+    public static boolean requestedBy(String[] args) {
+        return args.length > 0 && COMMAND.equals(args[0]);
+    }
+
+    /** Runs the command; returns the exit code. */
+    public static int run(String[] args, PrintStream out) {
+        Path config = null;
+        boolean probe = true;
+        List<String> springArgs = new ArrayList<>();
+        for (int i = 1; i < args.length; i++) {
+            if (args[i].equals("--config") && i + 1 < args.length) {
+                config = Path.of(args[++i]);
+            } else if (args[i].startsWith("--config=")) {
+                config = Path.of(args[i].substring("--config=".length()));
+            } else if (args[i].equals("--no-probe")) {
+                probe = false;
+            } else if (args[i].equals("--help") || args[i].equals("-h")) {
+                return usage(out, null);
+            } else {
+                springArgs.add(args[i]);
+            }
+        }
+        if (config == null) {
+            return usage(out, "--config <file> is required");
+        }
+        if (!Files.isRegularFile(config)) {
+            return usage(out, "no such file: " + config.toAbsolutePath());
+        }
+        springArgs.add("--spring.config.additional-location=file:" + config.toAbsolutePath());
+
+        CheckReport report = new CheckReport(out);
+        out.println("Checking the connector configured in " + config + " (nothing is started or changed; the probe at"
+                + " the end updates the connector's heartbeat row)");
+        SpringApplication application = new SpringApplication(CheckContext.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        application.setBannerMode(Banner.Mode.OFF);
+        application.setLogStartupInfo(false);
+        application.setDefaultProperties(Map.of("logging.level.root", "WARN", "logging.level.org.apache.kafka", "ERROR",
+                "logging.level.org.springframework.boot.diagnostics", "OFF"));
+        ConnectorProperties properties;
+        try (ConfigurableApplicationContext context = application.run(springArgs.toArray(String[]::new))) {
+            properties = context.getBean(ConnectorProperties.class);
+        } catch (RuntimeException e) {
+            report.fail("settings", "the settings do not bind: " + rootMessage(e),
+                    "fix the named setting under cdc.connector (docs/connector.md lists them all)");
+            return report.finish();
+        }
+        new ConnectorCheckCommand(properties, report, probe).runChecks();
+        return report.finish();
+    }
+
+    private void runChecks() {
+        try {
+            DebeziumOverrideCheck.verify(properties.getDebezium());
+            report.ok("settings", "connector '" + properties.getName() + "', " + settings.dataTables().size()
+                    + " table(s), topic prefix '" + properties.getTopicPrefix() + "'");
+        } catch (StartupCheckException e) {
+            report.fail("settings", e);
+        }
+        boolean databaseOk = checkDatabase();
+        boolean kafkaOk = checkKafka();
+        if (!probe) {
+            report.skip("probe", "--no-probe");
+        } else if (settings.heartbeatRow().isEmpty()) {
+            report.skip("probe", "heartbeats are disabled (cdc.connector.heartbeat.interval=0)");
+        } else if (!databaseOk || !kafkaOk) {
+            report.skip("probe", "needs the database and Kafka checks above to pass");
+        } else {
+            HeartbeatProbe.Outcome outcome = new HeartbeatProbe(properties, settings.heartbeatRow().get(), PROBE_TIMEOUT).run();
+            if (outcome instanceof HeartbeatProbe.Outcome.Arrived arrived) {
+                report.ok("probe", "a heartbeat written now reached " + arrived.topic() + " after "
+                        + arrived.elapsed().toMillis() + " ms");
+            } else if (outcome instanceof HeartbeatProbe.Outcome.NotStartedYet notYet) {
+                report.skip("probe", "the connector has not run yet (" + notYet.reason() + "): start it, then run this"
+                        + " check again to send a heartbeat through");
+            } else if (outcome instanceof HeartbeatProbe.Outcome.Failed failed) {
+                report.fail("probe", failed.problem(), failed.fix());
+            }
+        }
+    }
+
+    /** Returns whether the database was reachable and every database check passed. */
+    private boolean checkDatabase() {
+        ConnectorProperties.Database database = properties.getDatabase();
+        Connection connection;
+        try {
+            connection = DatabaseCheck.connect(database);
+        } catch (StartupCheckException e) {
+            report.fail("database", e);
+            return false;
+        }
+        int before = problemsSoFar();
+        try (connection) {
+            ServerSettings server = ServerSettings.read(connection);
+            Flavor flavor = server.flavor();
+            if (flavor != database.getFlavor()) {
+                report.fail("flavor", "the server is " + flavor.name().toLowerCase(Locale.ROOT) + " (" + server.version()
+                        + "), cdc.connector.database.flavor says " + database.getFlavor().name().toLowerCase(Locale.ROOT)
+                        + ": Debezium's " + database.getFlavor().name().toLowerCase(Locale.ROOT) + " connector misreads or"
+                        + " refuses this server's binlog",
+                        "set cdc.connector.database.flavor: " + flavor.name().toLowerCase(Locale.ROOT));
+            } else {
+                report.ok("database", server.version() + " at " + database.getHost() + ":" + database.getPort() + " as '"
+                        + database.getUser() + "' (flavor " + flavor.name().toLowerCase(Locale.ROOT) + ")");
+            }
+            DatabaseCheck check = new DatabaseCheck(database, settings.dataTables(), settings.heartbeatTable());
+            step("binlog", "log_bin=ON, binlog_format=ROW, binlog_row_image=FULL", () -> check.verifyBinlog(connection));
+            checkServerSettings(server);
+            step("grants", "user '" + database.getUser() + "' holds what the connector needs",
+                    () -> check.verifyPrivileges(connection));
+            step("tables", settings.dataTables().size() + " captured table(s)" + settings.heartbeatTable()
+                    .map(t -> " and the heartbeat table " + t.qualifiedName()).orElse("") + " exist", () -> {
+                        check.verifyTablesExist(connection);
+                        KeyColumnCheck.of(properties, settings.capturedTables()).verify(connection);
+                    });
+            if (settings.heartbeatTable().isEmpty()) {
+                report.warn("heartbeat", "disabled (cdc.connector.heartbeat.interval=0): clients cannot prove they are"
+                        + " fresh and fall back to their staleness bound");
+            }
+        } catch (SQLException e) {
+            report.fail("database", "a query failed: " + e.getMessage(),
+                    "the connector user must be able to run SHOW VARIABLES and SHOW GRANTS");
+        }
+        return problemsSoFar() == before;
+    }
+
+    private void checkServerSettings(ServerSettings server) {
+        long serverId = server.serverId();
+        if (serverId == 0) {
+            report.fail("server_id", "server_id is 0: the server does not write a usable binlog for replication clients",
+                    "set server_id to a unique number (1 to 4294967295) in the server's configuration and restart it");
+        } else if (serverId == settings.serverId()) {
+            report.fail("server_id", "the server's server_id " + serverId + " equals the connector's replication client"
+                    + " id", "set cdc.connector.database.server-id to another number, unique among all replicas and"
+                    + " binlog readers of this server");
+        } else {
+            report.ok("server_id", serverId + " (the connector reads as replication client " + settings.serverId() + ")");
+        }
+        Duration retention = server.retention();
+        if (retention.isZero()) {
+            report.ok("retention", "binlog files never expire (watch the disk)");
+        } else if (retention.compareTo(ServerSettings.ADVISED_RETENTION) < 0) {
+            report.warn("retention", "binlog files expire after " + human(retention) + ": a connector stopped longer"
+                    + " than that loses its position and starts a new epoch (every client drops its caches); keep at"
+                    + " least " + human(ServerSettings.ADVISED_RETENTION) + " (binlog_expire_logs_seconds)");
+        } else {
+            report.ok("retention", "binlog files kept " + human(retention));
+        }
+        ServerSettings.GtidState gtids = server.gtids();
+        if (gtids.on()) {
+            report.ok("gtid", gtids.description());
+        } else {
+            report.warn("gtid", gtids.description() + ": the connector streams, but cannot follow a failover to a"
+                    + " replica by position; set gtid_mode=ON and enforce_gtid_consistency=ON");
+        }
+    }
+
+    /** Returns whether Kafka answered and every Kafka check passed. */
+    private boolean checkKafka() {
+        String bootstrap = properties.getKafka().getBootstrapServers();
+        int before = problemsSoFar();
+        try (KafkaClients clients = new KafkaClients(properties.getKafka(), properties.getName() + "-check")) {
+            try {
+                new KafkaClusterCheck(clients.admin(), bootstrap, KAFKA_TIMEOUT).verify();
+                report.ok("kafka", "reachable at " + bootstrap + " (" + properties.getKafka().getSecurity().protocol() + ")");
+            } catch (StartupCheckException e) {
+                report.fail("kafka", e);
+                return false;
+            }
+            Map<String, KafkaAccess.Use> topics = new LinkedHashMap<>();
+            settings.changeTopics().forEach(t -> topics.put(t, KafkaAccess.Use.CHANGES));
+            if (properties.getOffsets().getStore() == ConnectorProperties.OffsetStore.KAFKA) {
+                topics.put(settings.offsetsTopic(), KafkaAccess.Use.STATE);
+            }
+            topics.put(settings.schemaHistoryTopic(), KafkaAccess.Use.STATE);
+            List<String> existingChangeTopics = new ArrayList<>();
+            for (KafkaAccess.Finding finding : new KafkaAccess(clients.admin(), KAFKA_TIMEOUT)
+                    .check(topics, properties.getTopicPartitions(), (short) properties.getTopicReplicationFactor())) {
+                if (finding.problem() != null) {
+                    report.fail("topic", finding.topic() + ": " + finding.problem(), finding.fix());
+                } else {
+                    report.ok("topic", finding.topic() + ": " + finding.detail());
+                    if (finding.exists() && topics.get(finding.topic()) == KafkaAccess.Use.CHANGES) {
+                        existingChangeTopics.add(finding.topic());
+                    }
+                }
+            }
+            if (!existingChangeTopics.isEmpty()) {
+                TopicProvisioner provisioner = new TopicProvisioner(clients.admin(), properties.getTopicPartitions(),
+                        (short) properties.getTopicReplicationFactor(), KAFKA_TIMEOUT);
+                step("cleanup", "the existing change topics delete old segments, none is compacted",
+                        () -> provisioner.refuseCompactedTopics(existingChangeTopics));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            report.fail("kafka", "interrupted", null);
+        }
+        return problemsSoFar() == before;
+    }
+
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    private void step(String check, String whenOk, Step step) {
+        try {
+            step.run();
+            report.ok(check, whenOk);
+        } catch (StartupCheckException e) {
+            report.fail(check, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            report.fail(check, "interrupted", null);
+        } catch (Exception e) {
+            report.fail(check, e.toString(), null);
+        }
+    }
+
+    private int problemsSoFar() {
+        return report.problems();
+    }
+
+    private static String human(Duration duration) {
+        return duration.toHours() >= 48 ? duration.toDays() + " days" : duration.toHours() >= 1 ? duration.toHours()
+                + " h" : duration.toMinutes() + " min";
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        StringBuilder messages = new StringBuilder();
+        while (root != null) {
+            if (root.getMessage() != null && !messages.toString().contains(root.getMessage())) {
+                messages.setLength(0);
+                messages.append(root.getMessage());
+            }
+            root = root.getCause();
+        }
+        return messages.toString();
+    }
+
+    private static int usage(PrintStream out, String problem) {
+        if (problem != null) {
+            out.println(problem);
+        }
+        out.println("usage: java -jar cdc-connector-exec.jar check --config <connector.yml> [--no-probe]"
+                + " [--cdc.connector.<setting>=<value> ...]");
+        return 2;
+    }
+}

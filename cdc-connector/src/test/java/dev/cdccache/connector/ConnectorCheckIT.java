@@ -1,0 +1,152 @@
+package dev.cdccache.connector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cdccache.connector.check.ConnectorCheckCommand;
+import dev.cdccache.connector.testing.InProcessConnector;
+import dev.cdccache.infra.LocalStack;
+import dev.cdccache.infra.junit.LocalStackExtension;
+import dev.cdccache.infra.mariadb.MariaDbServer;
+import dev.cdccache.infra.process.JavaProcess;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code cdc-connector check} against a real MariaDB and Kafka: a database set up with {@code setup.sql} passes, and
+ * once the connector runs a heartbeat goes through the whole pipeline (and fails to once it stopped); a flavor
+ * mismatch, a statement-based binlog and a missing grant each fail with the fix.
+ */
+@ExtendWith(LocalStackExtension.class)
+class ConnectorCheckIT {
+
+    private static final String DB = "own_check_db";
+    private static final String USER = "own_check_connector";
+    private static final String PASSWORD = "own-check-pw";
+
+    private LocalStack stack;
+    private Path config;
+
+    @BeforeEach
+    void setUp(LocalStack stack, @TempDir Path dir) throws IOException {
+        this.stack = stack;
+        MariaDbServer db = stack.mariaDb();
+        db.createDatabase(DB);
+        db.execute(DB, "CREATE TABLE IF NOT EXISTS product (id INT PRIMARY KEY, name VARCHAR(100))");
+        runSetupScript(db);
+        config = dir.resolve("connector.yml");
+        Files.writeString(config, String.join("\n",
+                "cdc:",
+                "  connector:",
+                "    name: own-check",
+                "    database:",
+                "      flavor: mariadb",
+                "      host: " + db.host(),
+                "      port: " + db.port(),
+                "      user: " + USER,
+                "      password: " + PASSWORD,
+                "    tables:",
+                "      - " + DB + ".product",
+                "    topic-prefix: owncheck",
+                "    kafka:",
+                "      bootstrap-servers: " + stack.kafka().bootstrapServers(),
+                ""));
+    }
+
+    private static void runSetupScript(MariaDbServer db) {
+        db.runScript(setupSql(), "--init-command=SET @cdc_database='" + DB + "', @cdc_user='" + USER
+                + "', @cdc_password='" + PASSWORD + "'");
+    }
+
+    static Path setupSql() {
+        for (Path at = Path.of("").toAbsolutePath(); at != null; at = at.getParent()) {
+            Path script = at.resolve("cdc-connector/sql/setup.sql");
+            if (Files.isRegularFile(script)) {
+                return script;
+            }
+        }
+        throw new IllegalStateException("cdc-connector/sql/setup.sql not found");
+    }
+
+    @Test
+    void aDatabaseSetUpWithTheScriptPassesAndOnceTheConnectorRunsAHeartbeatGoesThrough(@TempDir Path dir) {
+        // the runnable jar, as a user runs it, before the connector ever ran: no heartbeat row to probe yet
+        JavaProcess jar = JavaProcess.builder("check").jar(ExecJar.path()).logFile(dir.resolve("check.log"))
+                .jvmArg("-XX:TieredStopAtLevel=1").arg("check").arg("--config").arg(config.toString()).start();
+        assertThat(jar.waitFor(Duration.ofSeconds(120))).as(jar.tail(200)).isZero();
+        String before = jar.tail(200);
+        assertThat(before).contains("[ok  ] binlog", "[ok  ] grants", "[ok  ] tables", "[ok  ] kafka", "[ok  ] database")
+                .contains("[skip] probe").contains("All checks passed");
+
+        try (InProcessConnector connector = InProcessConnector.start(Map.of("server.port", "0",
+                "spring.config.additional-location", "file:" + config))) {
+            Result after = check();
+            assertThat(after.exitCode()).as(after.output()).isZero();
+            assertThat(after.output()).containsPattern("\\[ok  \\] probe +a heartbeat written now reached "
+                    + "owncheck\\.cdc_meta\\.heartbeat after \\d+ ms");
+        }
+
+        // the connector stopped: the settings are still right, but nothing carries a change to the clients
+        Result stopped = check();
+        assertThat(stopped.exitCode()).as(stopped.output()).isEqualTo(1);
+        assertThat(stopped.output()).contains("[FAIL] probe", "did not reach owncheck.cdc_meta.heartbeat within 30 s",
+                "start the connector");
+    }
+
+    @Test
+    void aFlavorOtherThanTheServersIsRefusedNamingTheRightOne() {
+        Result result = check("--cdc.connector.database.flavor=mysql");
+        assertThat(result.exitCode()).as(result.output()).isEqualTo(1);
+        assertThat(result.output()).contains("[FAIL] flavor", "the server is mariadb",
+                "fix: set cdc.connector.database.flavor: mariadb");
+    }
+
+    @Test
+    void aStatementBasedBinlogFailsWithTheSettingToChange() {
+        stack.mariaDb().execute(null, "SET GLOBAL binlog_format = 'STATEMENT'");
+        try {
+            Result result = check("--no-probe");
+            assertThat(result.exitCode()).as(result.output()).isEqualTo(1);
+            assertThat(result.output()).contains("[FAIL] binlog", "binlog_format is STATEMENT", "binlog_format=ROW");
+        } finally {
+            stack.mariaDb().execute(null, "SET GLOBAL binlog_format = 'ROW'");
+        }
+    }
+
+    @Test
+    void aMissingGrantIsNamedAndTheOtherChecksStillRun() {
+        stack.mariaDb().execute(null, "REVOKE UPDATE ON cdc_meta.heartbeat FROM '" + USER + "'@'%'");
+        try {
+            Result result = check("--no-probe");
+            assertThat(result.exitCode()).as(result.output()).isEqualTo(1);
+            assertThat(result.output()).contains("[FAIL] grants", "UPDATE ON cdc_meta.heartbeat (heartbeat table)")
+                    .contains("[ok  ] kafka"); // goes on after a problem
+        } finally {
+            runSetupScript(stack.mariaDb());
+        }
+    }
+
+    private Result check(String... extra) {
+        List<String> args = new ArrayList<>(List.of("check", "--config", config.toString()));
+        args.addAll(List.of(extra));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int exit = ConnectorCheckCommand.run(args.toArray(String[]::new), new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        String output = bytes.toString(StandardCharsets.UTF_8);
+        System.out.println(output);
+        return new Result(exit, output);
+    }
+
+    private record Result(int exitCode, String output) {
+    }
+}

@@ -1,0 +1,54 @@
+package dev.cdccache.connector.check;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What {@code check} says before it connects anywhere: usage errors and settings that do not bind. */
+class ConnectorCheckCommandTest {
+
+    private final ByteArrayOutputStream output = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return ConnectorCheckCommand.run(args, new PrintStream(output, true, StandardCharsets.UTF_8));
+    }
+
+    private String output() {
+        return output.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void onlyTheFirstArgumentCheckSelectsTheCommand() {
+        assertThat(ConnectorCheckCommand.requestedBy(new String[] {"check", "--config", "x.yml"})).isTrue();
+        assertThat(ConnectorCheckCommand.requestedBy(new String[] {"--cdc.connector.name=check"})).isFalse();
+        assertThat(ConnectorCheckCommand.requestedBy(new String[0])).isFalse();
+    }
+
+    @Test
+    void withoutAConfigFileItPrintsTheUsageAndExitsWithTwo() {
+        assertThat(run("check")).isEqualTo(2);
+        assertThat(output()).contains("--config <file> is required", "usage: java -jar cdc-connector-exec.jar check --config");
+    }
+
+    @Test
+    void aMissingConfigFileIsNamed(@TempDir Path dir) {
+        assertThat(run("check", "--config", dir.resolve("nope.yml").toString())).isEqualTo(2);
+        assertThat(output()).contains("no such file: " + dir.resolve("nope.yml"));
+    }
+
+    @Test
+    void aMisspelledSettingFailsWithoutConnectingAnywhere(@TempDir Path dir) throws IOException {
+        Path config = Files.writeString(dir.resolve("c.yml"), String.join("\n", "cdc:", "  connector:",
+                "    database: { host: 127.0.0.1, user: u, password: p }", "    tables: [shop.coupon]",
+                "    kafka: { bootstrap-servers: '127.0.0.1:1' }", "    topic-prefx: shop", ""));
+        assertThat(run("check", "--config=" + config)).isEqualTo(1);
+        assertThat(output()).contains("[FAIL] settings", "topic-prefx", "1 problem(s) found");
+    }
+}

@@ -142,6 +142,19 @@ class StartupErrorsIT {
     }
 
     @Test
+    void maskingAUniqueKeyColumnFailsNamingTheUniqueKey(LocalStack stack) {
+        stack.mariaDb().execute(DB, "CREATE TABLE IF NOT EXISTS member (id INT PRIMARY KEY, email VARCHAR(100) NOT NULL,"
+                + " nickname VARCHAR(40), CONSTRAINT member_email UNIQUE (email))");
+        Map<String, String> settings = settings(stack, "masked-unique");
+        settings.put("cdc.connector.tables[1]", DB + ".member");
+        settings.put("cdc.connector.columns.mask[0]", DB + ".member.email");
+
+        StartupCheckException failure = startupFailure(settings);
+        assertThat(failure.getMessage()).contains("cdc.connector.columns.mask masks the key column(s) " + DB
+                + ".member.email (unique key member_email)");
+    }
+
+    @Test
     void theKafkaConnectExportChecksAMaskAgainstTheDatabasesKeyColumnsToo(LocalStack stack) {
         Map<String, String> settings = settings(stack, "export-masked-key");
         settings.put("cdc.connector.export-connect-config", "true");

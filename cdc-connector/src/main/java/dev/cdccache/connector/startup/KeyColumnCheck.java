@@ -18,8 +18,8 @@ import java.util.regex.PatternSyntaxException;
  * Refuses masking, hashing or truncation of a column that cache keys are built from. Clients evict by the key
  * values in an event's {@code before} and {@code after}: with a masked key column they would evict
  * {@code ********} (or a hash, or a prefix) and keep serving the entry of the real key, while the heartbeats prove
- * the table fresh. The key columns are every captured table's primary key, as the database reports it, and the
- * columns named in {@code cdc.connector.columns.cache-keys} (secondary keys clients use).
+ * the table fresh. The key columns are every captured table's primary key and unique keys, as the database reports
+ * them, and the columns named in {@code cdc.connector.columns.cache-keys} (other columns cache keys are built from).
  */
 public final class KeyColumnCheck {
 
@@ -83,7 +83,7 @@ public final class KeyColumnCheck {
     }
 
     /**
-     * Reads the captured tables' primary keys and refuses every rewrite of a key column.
+     * Reads the captured tables' primary and unique keys and refuses every rewrite of a key column.
      *
      * @throws StartupCheckException naming each setting and the key columns it would rewrite
      */
@@ -92,14 +92,20 @@ public final class KeyColumnCheck {
             return;
         }
         Map<String, String> keyColumns = new LinkedHashMap<>(); // database.table.column -> why it is a key
-        try (PreparedStatement query = connection.prepareStatement("SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE"
-                + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION")) {
+        // Unique keys too: a cache keyed by a secondary key (code, email) is as common as one by id, and a masked value
+        // of it would be evicted instead of the real one. A unique column that no cache uses can be excluded instead.
+        // KEY_COLUMN_USAGE alone: MariaDB shows TABLE_CONSTRAINTS only to users with more than SELECT. Its rows without a
+        // referenced table are the primary and unique keys.
+        try (PreparedStatement query = connection.prepareStatement("SELECT COLUMN_NAME, CONSTRAINT_NAME"
+                + " FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?"
+                + " AND REFERENCED_TABLE_NAME IS NULL ORDER BY CONSTRAINT_NAME <> 'PRIMARY', CONSTRAINT_NAME, ORDINAL_POSITION")) {
             for (CapturedTable table : tables) {
                 query.setString(1, table.database());
                 query.setString(2, table.table());
                 try (ResultSet rs = query.executeQuery()) {
                     while (rs.next()) {
-                        keyColumns.put(table.qualifiedName() + "." + rs.getString(1), "primary key");
+                        String why = "PRIMARY".equals(rs.getString(2)) ? "primary key" : "unique key " + rs.getString(2);
+                        keyColumns.putIfAbsent(table.qualifiedName() + "." + rs.getString(1), why);
                     }
                 }
             }

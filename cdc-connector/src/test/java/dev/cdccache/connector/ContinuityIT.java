@@ -241,6 +241,34 @@ class ContinuityIT {
         recorder.await(ITEM_TOPIC, c -> isInsert(c, next), 1, WAIT);
     }
 
+    @Test
+    @Order(8)
+    void aRowChangeTheBinlogHoldsAsAStatementMakesTheNextHeartbeatCarryANewEpoch(CapturedOutput output) throws Exception {
+        startConnector(NAME);
+        String before = epochOf(NAME);
+        awaitHeartbeatWithEpoch(NAME, before);
+        long id = insert();
+        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+
+        // a writer whose session logs statements: Debezium cannot read which rows changed, and publishes nothing
+        try (Connection c = db.adminConnection(DB); Statement s = c.createStatement()) {
+            s.execute("SET SESSION binlog_format = 'STATEMENT'");
+            s.executeUpdate("UPDATE item SET name = 'changed by a statement' WHERE id = " + id);
+        }
+
+        recorder.await(BEAT_TOPIC, c -> c.value() != null && NAME.equals(c.value().path("after").path("id").asString())
+                && !before.equals(c.value().path("after").path("epoch").asString()), 1, WAIT);
+        String after = epochOf(NAME);
+        assertThat(after).isNotEqualTo(before);
+        JsonNode health = continuityHealth();
+        assertThat(health.path("details").path("verdict").asString()).isEqualTo("STATEMENT_IN_BINLOG");
+        assertThat(health.path("details").path("gap").asBoolean()).isTrue();
+        assertThat(health.path("details").path("action").asString()).contains("binlog_format=ROW");
+        assertThat(output.getOut()).contains("Continuity gap: A row change reached the binlog as an SQL statement")
+                .contains("UPDATE item ...").doesNotContain("Continuity gap: A row change reached the binlog as an SQL"
+                        + " statement, not as rows (UPDATE item SET");
+    }
+
     private static long insert() {
         long id = nextId++;
         db.execute(DB, "INSERT INTO item VALUES (" + id + ", 'row " + id + "')");

@@ -3,6 +3,7 @@ package dev.cdccache.connector.config;
 import dev.cdccache.connector.continuity.ContinuityCheck;
 import dev.cdccache.connector.continuity.ContinuityHealthIndicator;
 import dev.cdccache.connector.continuity.ContinuityState;
+import dev.cdccache.connector.continuity.StatementEventDetector;
 import dev.cdccache.connector.continuity.OffsetsOrigin;
 import dev.cdccache.connector.continuity.StoredOffsets;
 import dev.cdccache.connector.engine.ChangeEventEngine;
@@ -25,6 +26,7 @@ import dev.cdccache.connector.startup.DebeziumOverrideCheck;
 import dev.cdccache.connector.startup.KeyColumnCheck;
 import dev.cdccache.connector.startup.KafkaClusterCheck;
 import dev.cdccache.connector.startup.TopicProvisioner;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.time.Clock;
@@ -148,7 +150,21 @@ class ConnectorConfiguration {
                     settings.heartbeatRow().orElseGet(() -> new HeartbeatRow(
                             CapturedTable.parse(properties.getHeartbeat().getTable()),
                             properties.getName(), settings.dataTables())),
-                    continuityState::epochOrNull, properties.getHeartbeat().getInterval(), registry);
+                    () -> continuityState.epochForHeartbeat(Clock.systemUTC()), properties.getHeartbeat().getInterval(),
+                    registry);
+        }
+
+        /** A row change the binlog holds as a statement makes the next heartbeat carry a new epoch. */
+        @Bean(destroyMethod = "uninstall")
+        StatementEventDetector statementEventDetector(ContinuityState continuityState, MeterRegistry registry) {
+            Counter statements = Counter.builder("cdc.connector.binlog.statements")
+                    .description("Row changes the binlog held as SQL statements (a writer not in binlog_format=ROW);"
+                            + " each makes the next heartbeat carry a new epoch")
+                    .register(registry);
+            return StatementEventDetector.install(sql -> {
+                statements.increment();
+                continuityState.statementInBinlog(sql);
+            });
         }
 
         @Bean

@@ -47,7 +47,12 @@ public record Continuity(String epoch, Verdict verdict, String message, String a
         /** The server's binlog no longer holds the history the stored position was taken from (a reset binlog). */
         BINLOG_RESET(true),
         /** The stored offsets were written while the connector captured other tables (or by another process). */
-        CONFIGURATION_CHANGED(true);
+        CONFIGURATION_CHANGED(true),
+        /**
+         * While streaming, a row change reached the binlog as an SQL statement (a writer not in {@code binlog_format=ROW}):
+         * which rows it changed cannot be read, so a new epoch replaced the running one.
+         */
+        STATEMENT_IN_BINLOG(true);
 
         private final boolean gap;
 

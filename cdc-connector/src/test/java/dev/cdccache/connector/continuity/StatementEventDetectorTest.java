@@ -1,0 +1,66 @@
+package dev.cdccache.connector.continuity;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+class StatementEventDetectorTest {
+
+    @Test
+    void theDebeziumInTheBuildStillLogsTheWarningTheDetectorWatchesFor() throws Exception {
+        try (InputStream in = getClass().getClassLoader()
+                .getResourceAsStream("io/debezium/connector/binlog/BinlogStreamingChangeEventSource.class")) {
+            assertThat(in).as("Debezium's binlog streaming source").isNotNull();
+            String constants = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(constants).contains(StatementEventDetector.DEBEZIUM_TEMPLATE);
+        }
+    }
+
+    @Test
+    void theWarningIsSeenEvenWhenItsLoggerIsSwitchedOff() {
+        List<String> seen = new ArrayList<>();
+        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        ch.qos.logback.classic.Logger debezium = ((LoggerContext) LoggerFactory.getILoggerFactory())
+                .getLogger("io.debezium.connector.binlog.BinlogStreamingChangeEventSource");
+        Level before = debezium.getLevel();
+        try {
+            debezium.setLevel(Level.OFF);
+            debezium.warn(StatementEventDetector.DEBEZIUM_TEMPLATE, "UPDATE shop.product SET name = 'x' WHERE id = 1");
+            debezium.warn("Some other warning {}", "UPDATE t SET a = 1");
+        } finally {
+            debezium.setLevel(before);
+            detector.uninstall();
+        }
+        debezium.warn(StatementEventDetector.DEBEZIUM_TEMPLATE, "after uninstall");
+
+        assertThat(seen).containsExactly("UPDATE shop.product SET name = 'x' WHERE id = 1");
+    }
+
+    @Test
+    void aStatementMakesTheNextHeartbeatCarryANewEpochOnceAndTheHealthSaySo() {
+        ContinuityState state = new ContinuityState();
+        Clock clock = Clock.fixed(Instant.parse("2026-11-26T03:00:00Z"), java.time.ZoneOffset.UTC);
+        state.set(new Continuity("epoch-1", Continuity.Verdict.RESUMED, "resumed", "", clock.instant()));
+        assertThat(state.epochForHeartbeat(clock)).isEqualTo("epoch-1");
+
+        state.statementInBinlog("UPDATE shop.product SET name = 'secret' WHERE id = 1");
+        String renewed = state.epochForHeartbeat(clock);
+
+        assertThat(renewed).isNotEqualTo("epoch-1");
+        assertThat(state.epochForHeartbeat(clock)).as("one statement, one new epoch").isEqualTo(renewed);
+        Continuity now = state.current().orElseThrow();
+        assertThat(now.verdict()).isEqualTo(Continuity.Verdict.STATEMENT_IN_BINLOG);
+        assertThat(now.gap()).isTrue();
+        assertThat(now.message()).contains("UPDATE shop.product ...").doesNotContain("secret");
+        assertThat(now.action()).contains("binlog_format=ROW");
+    }
+}

@@ -57,6 +57,14 @@ class DebeziumOverrideCheckTest {
         assertThat(refused(property, "x").getMessage()).contains("rewrites, renames or drops records");
     }
 
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', value = {
+            "exactly.once.support|requested", "transaction.boundary|interval", "transaction.boundary.interval.ms|60000",
+            "producer.override.transactional.id|x", "producer.override.enable.idempotence|false"})
+    void settingsThatWouldLetHeartbeatsOvertakeChangesOnKafkaConnectAreRefused(String property, String value) {
+        assertThat(refused(property, value).getMessage()).contains("heartbeat");
+    }
+
     /** Topic, key and value format, and what the connector derives from its own typed settings. */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {

@@ -59,10 +59,14 @@ class DebeziumOverrideCheckTest {
 
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(delimiter = '|', value = {
-            "exactly.once.support|requested", "transaction.boundary|interval", "transaction.boundary.interval.ms|60000",
-            "producer.override.transactional.id|x", "producer.override.enable.idempotence|false"})
-    void settingsThatWouldLetHeartbeatsOvertakeChangesOnKafkaConnectAreRefused(String property, String value) {
-        assertThat(refused(property, value).getMessage()).contains("heartbeat");
+            "exactly.once.support|requested|requires exactly-once delivery with one transaction per poll",
+            "transaction.boundary|interval|requires exactly-once delivery with one transaction per poll",
+            "transaction.boundary.interval.ms|60000|requires exactly-once delivery with one transaction per poll",
+            "producer.override.transactional.id|x|could turn off the transactions",
+            "producer.override.enable.idempotence|false|could turn off the transactions"})
+    void settingsThatWouldLetHeartbeatsOvertakeChangesOnKafkaConnectAreRefused(String property, String value,
+            String reason) {
+        assertThat(refused(property, value).getMessage()).contains(reason);
     }
 
     /** Topic, key and value format, and what the connector derives from its own typed settings. */

@@ -8,7 +8,7 @@ import java.nio.file.Path;
  * reactor builds the connector first; the build copies its {@code exec} artifact at pre-integration-test and
  * failsafe passes the file's path in {@value #PROPERTY}. No test looks for the jar by a path of its own.
  */
-final class ConnectorJar {
+public final class ConnectorJar {
 
     static final String PROPERTY = "cdc.connector.exec-jar";
 
@@ -16,7 +16,7 @@ final class ConnectorJar {
     }
 
     /** The exec jar; fails with what to do when the tests run outside the build that sets the property. */
-    static Path path() {
+    public static Path path() {
         String value = System.getProperty(PROPERTY);
         if (value == null || value.isBlank()) {
             throw new IllegalStateException(PROPERTY + " is not set: run these tests through Maven (./mvnw -B -pl "

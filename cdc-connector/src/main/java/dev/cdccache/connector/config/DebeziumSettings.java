@@ -40,6 +40,10 @@ public final class DebeziumSettings {
     static final String FILE_OFFSET_STORE = "org.apache.kafka.connect.storage.FileOffsetBackingStore";
     static final String KAFKA_SCHEMA_HISTORY = "io.debezium.storage.kafka.history.KafkaSchemaHistory";
     static final String JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter";
+    /** Kafka Connect's connector setting for exactly-once source delivery; the export requires it. */
+    public static final String EXACTLY_ONCE_SUPPORT = "exactly.once.support";
+    /** Kafka Connect's connector setting for where a source task's transactions end; the export uses {@code poll}. */
+    public static final String TRANSACTION_BOUNDARY = "transaction.boundary";
 
     private final ConnectorProperties properties;
 
@@ -222,6 +226,11 @@ public final class DebeziumSettings {
         config.put("transforms.connectorHeader.header", ConnectorHeader.NAME);
         config.put("transforms.connectorHeader.value.literal", properties.getName());
         config.put("tasks.max", "1");
+        // Ordering on Connect (docs/kafka-connect.md, "Ordering"): each poll batch is one Kafka transaction, so a
+        // heartbeat becomes visible to read-committed clients only together with every change before it. A worker
+        // without exactly.once.source.support=enabled refuses the connector instead of running it unordered.
+        config.put(EXACTLY_ONCE_SUPPORT, "required");
+        config.put(TRANSACTION_BOUNDARY, "poll");
         config.put("key.converter", JSON_CONVERTER);
         config.put("key.converter.schemas.enable", "false");
         config.put("value.converter", JSON_CONVERTER);

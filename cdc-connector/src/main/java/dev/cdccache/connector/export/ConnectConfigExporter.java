@@ -9,6 +9,13 @@ import tools.jackson.databind.json.JsonMapper;
  * the same Debezium connector and converters, so the events are identical. The database password
  * is exported as {@code ${env:CDC_CONNECTOR_DATABASE_PASSWORD}}, resolved by the worker's
  * {@code EnvVarConfigProvider}; the secret itself is never printed.
+ *
+ * <p>The export requires exactly-once source delivery ({@code exactly.once.support=required},
+ * {@code transaction.boundary=poll}): every poll batch is one Kafka transaction, so a heartbeat is visible to the
+ * clients (which read committed records only) no earlier than the changes before it. The worker must run with
+ * {@code exactly.once.source.support=enabled}; a worker without it refuses the connector when it is created, rather
+ * than running it with heartbeats that may overtake changes. {@code cdc.connector.debezium.*} cannot override
+ * these settings (DebeziumOverrideCheck refuses them).
  */
 public final class ConnectConfigExporter {
 

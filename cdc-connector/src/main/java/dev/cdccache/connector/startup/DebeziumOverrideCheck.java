@@ -88,6 +88,12 @@ public final class DebeziumOverrideCheck {
         because("it changes the envelope clients parse", "provide.transaction.metadata");
         because("the event contract is JSON without schemas", "key.converter", "key.converter.", "value.converter",
                 "value.converter.");
+        because("the Kafka Connect export requires exactly-once delivery with one transaction per poll, which keeps"
+                + " a heartbeat from becoming visible before the changes committed before it", "exactly.once.support",
+                "transaction.boundary", "transaction.boundary.");
+        because("the producer's settings belong on the worker (or in cdc.connector.kafka.properties); a connector-level"
+                + " override could turn off the transactions that keep heartbeats behind the changes before them",
+                "producer.override.");
         because("set cdc.connector.snapshot-mode instead", "snapshot.mode");
         because("set cdc.connector.poll-interval instead", "poll.interval.ms");
         because("set cdc.connector.max-batch-size instead", "max.batch.size");

@@ -18,6 +18,7 @@ import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,7 +90,7 @@ public final class TopicProvisioner {
                 .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
         Map<ConfigResource, Config> configs;
         try {
-            configs = admin.describeConfigs(resources).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            configs = describeConfigs(resources);
         } catch (ExecutionException | TimeoutException e) {
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
             throw new StartupCheckException("Could not read the cleanup.policy of the change topics " + topics + ": " + cause,
@@ -111,6 +112,27 @@ public final class TopicProvisioner {
                     "Set the topics' cleanup.policy to delete, e.g. kafka-configs.sh --bootstrap-server <broker> --alter"
                             + " --entity-type topics --entity-name <topic> --add-config cleanup.policy=delete (retention as"
                             + " retention.ms), or delete the topics and let the connector create them; then restart.");
+        }
+    }
+
+    /**
+     * The topics' configurations. A topic created a moment ago may not be in the answering broker's metadata yet
+     * (UnknownTopicOrPartition, seen while the cluster was busy creating its transaction log): asked again until the
+     * timeout, then the failure stands.
+     */
+    private Map<ConfigResource, Config> describeConfigs(List<ConfigResource> resources)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            long remainingMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+            try {
+                return admin.describeConfigs(resources).all().get(remainingMillis, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline - 200_000_000L) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
         }
     }
 

@@ -81,6 +81,20 @@ class DebeziumSettingsTest {
     }
 
     @Test
+    void connectExportRequiresExactlyOnceDeliveryWithOneTransactionPerPoll() {
+        @SuppressWarnings("unchecked")
+        Map<String, String> config = (Map<String, String>) new DebeziumSettings(properties()).connectConfig().get("config");
+        assertThat(config).containsEntry("exactly.once.support", "required")
+                .containsEntry("transaction.boundary", "poll");
+    }
+
+    @Test
+    void embeddedEngineGetsNoKafkaConnectDeliverySettings() {
+        assertThat(new DebeziumSettings(properties()).engineProperties())
+                .doesNotContainKeys("exactly.once.support", "transaction.boundary");
+    }
+
+    @Test
     void connectExportAddsTheConnectorHeaderToEveryRecordWithInsertHeader() {
         @SuppressWarnings("unchecked")
         Map<String, String> config = (Map<String, String>) new DebeziumSettings(properties()).connectConfig().get("config");

@@ -57,6 +57,18 @@ class DebeziumOverrideCheckTest {
         assertThat(refused(property, "x").getMessage()).contains("rewrites, renames or drops records");
     }
 
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', value = {
+            "exactly.once.support|requested|requires exactly-once delivery with one transaction per poll",
+            "transaction.boundary|interval|requires exactly-once delivery with one transaction per poll",
+            "transaction.boundary.interval.ms|60000|requires exactly-once delivery with one transaction per poll",
+            "producer.override.transactional.id|x|could turn off the transactions",
+            "producer.override.enable.idempotence|false|could turn off the transactions"})
+    void settingsThatWouldLetHeartbeatsOvertakeChangesOnKafkaConnectAreRefused(String property, String value,
+            String reason) {
+        assertThat(refused(property, value).getMessage()).contains(reason);
+    }
+
     /** Topic, key and value format, and what the connector derives from its own typed settings. */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {

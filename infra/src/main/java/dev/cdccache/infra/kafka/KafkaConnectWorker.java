@@ -35,7 +35,8 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>The worker's settings are those docs/kafka-connect.md recommends for cdc-cache (JSON without schemas,
- * the {@code env} config provider for the password, {@code producer.linger.ms=0}, one-second offset flushes),
+ * the {@code env} config provider for the password, {@code exactly.once.source.support=enabled},
+ * {@code producer.linger.ms=0}, one-second offset flushes),
  * with replication factor 1 for its internal topics (one local broker). Failover is tuned for tests: a dead
  * worker is noticed after {@code session.timeout.ms} (6 s) and its tasks are reassigned at once
  * ({@code scheduled.rebalance.max.delay.ms=0}; Kafka's default waits up to 5 minutes for the worker to come
@@ -89,6 +90,8 @@ public final class KafkaConnectWorker implements AutoCloseable {
         // What the exported connector needs from its worker (docs/kafka-connect.md).
         p.put("config.providers", "env");
         p.put("config.providers.env.class", "org.apache.kafka.common.config.provider.EnvVarConfigProvider");
+        // the export requires exactly-once delivery (heartbeats never visible before earlier changes)
+        p.put("exactly.once.source.support", "enabled");
         p.put("producer.linger.ms", "0");
         p.put("producer.acks", "all");
         p.put("offset.flush.interval.ms", "1000");

@@ -248,6 +248,10 @@ public final class InvalidationClient implements AutoCloseable {
         props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        // A transactional producer (Kafka Connect with exactly-once source support) writes a heartbeat in the
+        // same transaction as the changes before it: read uncommitted, the heartbeat could be seen while those
+        // changes are still on their way, and prove them applied. Harmless for a non-transactional producer.
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, InvalidationClientConfig.READ_COMMITTED);
         props.putIfAbsent(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000);
         props.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
         return props;

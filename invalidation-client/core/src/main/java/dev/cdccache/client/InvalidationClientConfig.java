@@ -36,6 +36,10 @@ public final class InvalidationClientConfig {
     /** Default largest change-event value parsed; bigger ones evict the caches of their table. */
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
 
+    /** The only Kafka {@code isolation.level} the client reads with (see {@link Builder#build()}). */
+    static final String READ_COMMITTED = "read_committed";
+    private static final String ISOLATION_LEVEL = "isolation.level";
+
     private static final Pattern TABLE = Pattern.compile("[^.\\s]+\\.[^.\\s]+");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]+");
 
@@ -169,7 +173,10 @@ public final class InvalidationClientConfig {
         return clientId;
     }
 
-    /** Extra Kafka consumer properties (security etc.), applied before the client's own fixed ones. */
+    /**
+     * Extra Kafka consumer properties (security etc.), applied before the client's own fixed ones. The client always
+     * reads {@code isolation.level=read_committed}; {@link Builder#build()} refuses any other value here.
+     */
     public Map<String, Object> kafkaProperties() {
         return kafkaProperties;
     }
@@ -456,6 +463,12 @@ public final class InvalidationClientConfig {
                 require(!kafkaProperties.containsKey(key), "kafka.properties." + key,
                         "is also set by kafka.security; keep one (the typed kafka.security settings are preferred)");
             }
+            Object isolation = kafkaProperties.get(ISOLATION_LEVEL);
+            require(isolation == null || READ_COMMITTED.equalsIgnoreCase(isolation.toString().trim()),
+                    "kafka.properties." + ISOLATION_LEVEL, "must be " + READ_COMMITTED + " (the default; remove the"
+                            + " setting), was '" + isolation + "': read uncommitted, a heartbeat a transactional"
+                            + " connector (Kafka Connect with exactly-once support) has written but not yet committed"
+                            + " would prove changes applied that the client has not received");
             require(clock != null, "clock", "is required");
             require(refreshExecutor != null, "refresh-executor", "is required");
             Set<String> names = new HashSet<>();

@@ -50,7 +50,7 @@ class UnknownSettingFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConfi
             return null;
         }
         return new FailureAnalysis(String.join("\n", problems),
-                String.join("\n", actions) + "\nEvery setting is listed in docs/client.md (Settings reference).",
+                String.join("\n", actions) + "\nEvery setting is listed in docs/client.md, section 'Settings (cdc.invalidation.*)'.",
                 cause);
     }
 

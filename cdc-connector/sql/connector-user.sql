@@ -12,7 +12,9 @@ CREATE USER IF NOT EXISTS 'cdc_connector'@'%' IDENTIFIED BY 'change-me';
 
 -- Reading the binary log: REPLICATION SLAVE streams it, REPLICATION CLIENT reads the current position
 -- (SHOW MASTER STATUS / SHOW BINARY LOG STATUS). MariaDB 10.5+ shows the latter as BINLOG MONITOR.
-GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'cdc_connector'@'%';
+-- Telling a replica from a primary (SHOW SLAVE STATUS / SHOW REPLICA STATUS): REPLICATION CLIENT on MySQL,
+-- SLAVE MONITOR on MariaDB 10.5.9+, which only MariaDB reads from the /*M!100509 ... */ comment.
+GRANT REPLICATION SLAVE, REPLICATION CLIENT /*M!100509 , SLAVE MONITOR */ ON *.* TO 'cdc_connector'@'%';
 
 -- Debezium's schema snapshot at first start: RELOAD for the short global read lock (FLUSH TABLES WITH READ
 -- LOCK) that pins the binlog position to the schema read, SHOW DATABASES to list the captured databases.

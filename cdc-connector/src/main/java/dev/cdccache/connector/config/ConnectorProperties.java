@@ -354,7 +354,7 @@ public class ConnectorProperties implements Validator {
          * cdc.connector.database.user when unset.
          */
         private String user;
-        /** Password of {@link #user}; cdc.connector.database.password when the user is unset. Never logged. */
+        /** Password of the primary's user; cdc.connector.database.password when the user is unset. Never logged. */
         private String password;
 
         public String getHost() { return host; }

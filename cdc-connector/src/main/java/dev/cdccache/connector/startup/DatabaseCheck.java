@@ -191,7 +191,7 @@ public final class DatabaseCheck {
             throw new StartupCheckException("User '" + database.getUser() + "' lacks privileges the connector needs on "
                     + where() + ": " + String.join(", ", missing) + ".",
                     "As an administrator run: GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT"
-                            + " ON *.* TO '" + database.getUser() + "'@'%'; and for the heartbeat: GRANT INSERT, UPDATE ON "
+                            + (database.getFlavor() == Flavor.MARIADB ? ", SLAVE MONITOR" : "") + " ON *.* TO '" + database.getUser() + "'@'%'; and for the heartbeat: GRANT INSERT, UPDATE ON "
                             + heartbeatTable.map(CapturedTable::qualifiedName).orElse(HeartbeatTable.DEFAULT_NAME) + " TO '"
                             + database.getUser() + "'@'%'; (cdc-connector/sql/connector-user.sql is the complete"
                             + " least-privilege script).");

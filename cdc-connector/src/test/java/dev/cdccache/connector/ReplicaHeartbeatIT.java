@@ -10,6 +10,7 @@ import dev.cdccache.connector.testing.InProcessConnector;
 import dev.cdccache.infra.LocalStack;
 import dev.cdccache.infra.junit.LocalStackExtension;
 import dev.cdccache.infra.mariadb.MariaDbServer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -19,6 +20,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,6 +63,18 @@ class ReplicaHeartbeatIT {
                 "INSERT INTO item VALUES (1, 0) ON DUPLICATE KEY UPDATE version = 0");
         replica.awaitReplicated(primary, CONVERGE);
         replica.replicationDelay(DELAY);
+        // "reached the topic" is the broker's append time: a consumer reading two topics may receive a later
+        // record of one before an earlier record of the other, while a client that applied a heartbeat checks
+        // the log end of its topics, which the earlier record is already below
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                stack.kafka().bootstrapServers()))) {
+            Map<String, String> appendTime = Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "LogAppendTime",
+                    TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
+            admin.createTopics(List.of(new NewTopic(DATA_TOPIC, 3, (short) 1).configs(appendTime),
+                    new NewTopic(BEAT_TOPIC, 3, (short) 1).configs(appendTime))).all().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not create the topics with LogAppendTime", e);
+        }
     }
 
     @AfterAll
@@ -120,11 +138,41 @@ class ReplicaHeartbeatIT {
         assertThat(failure.getMessage()).contains("is not a replica");
     }
 
+    @Test
+    void aConnectorUserThatMayNotReadTheReplicationStatusIsRefusedNamingTheGrant(LocalStack stack) {
+        primary.execute(null, "CREATE USER IF NOT EXISTS 'no_monitor'@'%' IDENTIFIED BY 'no-monitor-pw'",
+                "GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'no_monitor'@'%'",
+                "GRANT SELECT, INSERT, UPDATE ON " + MariaDbServer.HEARTBEAT_TABLE + " TO 'no_monitor'@'%'");
+        Map<String, String> settings = new LinkedHashMap<>(InProcessConnector.settings(stack, "no-monitor", PREFIX,
+                List.of(DB + ".item")));
+        settings.put("cdc.connector.database.user", "no_monitor");
+        settings.put("cdc.connector.database.password", "no-monitor-pw");
+
+        StartupCheckException failure = startupFailure(settings);
+
+        assertThat(failure.getMessage()).contains("cannot tell whether").contains("is a replica");
+        assertThat(failure.fix()).contains("GRANT SLAVE MONITOR ON *.*");
+    }
+
+    @Test
+    void theLeastPrivilegeScriptGrantsSlaveMonitorOnMariaDb() throws Exception {
+        String grant = Files.readAllLines(Path.of("sql", "connector-user.sql")).stream()
+                .filter(line -> line.startsWith("GRANT REPLICATION SLAVE")).findFirst().orElseThrow()
+                .replace("'cdc_connector'", "'script_user'").replace(";", "");
+        replica.execute(null, "CREATE USER IF NOT EXISTS 'script_user'@'%' IDENTIFIED BY 'script-pw'", grant);
+        try (Connection c = replica.adminConnection(null); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GRANTS FOR 'script_user'@'%'")) {
+            rs.next();
+            assertThat(rs.getString(1)).contains("SLAVE MONITOR").contains("REPLICATION SLAVE");
+        }
+    }
+
     /**
      * Commit a change on the primary; {@code t} is the primary's clock read after the commit returned. Every heartbeat
-     * of this connector that reached its topic before the change's record must be dated before {@code t}: a later one
-     * would prove to clients that the change was published when it was not. The replica applies each change
-     * {@code DELAY} after the primary committed it, so a heartbeat written on the replica breaks this by seconds.
+     * of this connector that reached its topic (the broker's append time) before the change's record must be dated
+     * before {@code t}: a later one would prove to clients that the change was published when it was not. The
+     * replica applies each change {@code DELAY} after the primary committed it, so a heartbeat written on the replica
+     * breaks this by seconds.
      */
     @Test
     void aHeartbeatNeverProvesATimeAfterAPrimaryCommitThatIsNotPublishedYet(LocalStack stack) throws Exception {
@@ -165,9 +213,10 @@ class ReplicaHeartbeatIT {
                 Change change = all.stream().filter(c -> c.topic().equals(DATA_TOPIC) && version(c) == commit[0])
                         .findFirst().orElseThrow(() -> new AssertionError("version " + commit[0] + " not published"));
                 for (Change beat : beats) {
-                    if (beat.receivedNanos() < change.receivedNanos() && beatMicros(beat) >= commit[1]) {
+                    // appended in an earlier millisecond: before the change for sure (the same millisecond counts as after)
+                    if (beat.timestamp() < change.timestamp() && beatMicros(beat) >= commit[1]) {
                         violations.add("heartbeat dated " + beatMicros(beat) + " µs reached its topic "
-                                + (change.receivedNanos() - beat.receivedNanos()) / 1_000_000 + " ms before version "
+                                + (change.timestamp() - beat.timestamp()) + " ms before version "
                                 + commit[0] + ", committed on the primary before " + commit[1] + " µs");
                     }
                 }

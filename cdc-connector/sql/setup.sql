@@ -60,8 +60,9 @@ PREPARE cdc_setup FROM @cdc_sql; EXECUTE cdc_setup; DEALLOCATE PREPARE cdc_setup
 SET @cdc_sql = NULL;
 
 -- Reading the binary log: REPLICATION SLAVE streams it, REPLICATION CLIENT reads the current position
--- (MariaDB 10.5+ shows it as BINLOG MONITOR).
-SET @cdc_sql = CONCAT('GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO ', @cdc_account);
+-- (MariaDB 10.5+ shows it as BINLOG MONITOR). SLAVE MONITOR lets the connector tell a replica from a primary on
+-- MariaDB 10.5.9+, which alone reads the /*M!100509 ... */ comment; on MySQL, REPLICATION CLIENT covers it.
+SET @cdc_sql = CONCAT('GRANT REPLICATION SLAVE, REPLICATION CLIENT /*M!100509 , SLAVE MONITOR */ ON *.* TO ', @cdc_account);
 PREPARE cdc_setup FROM @cdc_sql; EXECUTE cdc_setup; DEALLOCATE PREPARE cdc_setup;
 
 -- Debezium's schema snapshot at first start: RELOAD for the short global read lock that pins the binlog position

@@ -11,7 +11,7 @@ GRANT ALL PRIVILEGES ON *.* TO 'cdc_admin'@'%' WITH GRANT OPTION;
 -- the connector: reading the binlog, the schema snapshot, the captured databases' structure (docs/connector.md,
 -- "Database user"), and its heartbeat row below
 CREATE USER IF NOT EXISTS 'cdc_connector'@'%' IDENTIFIED BY 'cdc-connector-pw';
-GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'cdc_connector'@'%';
+GRANT REPLICATION SLAVE, REPLICATION CLIENT /*M!100509 , SLAVE MONITOR */ ON *.* TO 'cdc_connector'@'%';
 GRANT RELOAD, SHOW DATABASES ON *.* TO 'cdc_connector'@'%';
 GRANT SELECT ON coupon_db.* TO 'cdc_connector'@'%';
 GRANT SELECT ON ticket_db.* TO 'cdc_connector'@'%';

@@ -55,7 +55,7 @@ class LocalStackIT {
             }
         }
         String global = grants.get(0);
-        assertThat(global).contains("SELECT", "RELOAD", "SHOW DATABASES", "REPLICATION SLAVE", "LOCK TABLES")
+        assertThat(global).contains("SELECT", "RELOAD", "SHOW DATABASES", "REPLICATION SLAVE", "SLAVE MONITOR", "LOCK TABLES")
                 .containsAnyOf("REPLICATION CLIENT", "BINLOG MONITOR")
                 .doesNotContain("ALL PRIVILEGES", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP");
         assertThat(String.join("\n", grants)).contains("INSERT, UPDATE ON `cdc_meta`.`heartbeat`");

@@ -25,6 +25,8 @@ import dev.cdccache.connector.startup.DatabaseCheck;
 import dev.cdccache.connector.startup.DebeziumOverrideCheck;
 import dev.cdccache.connector.startup.KeyColumnCheck;
 import dev.cdccache.connector.startup.KafkaClusterCheck;
+import dev.cdccache.connector.startup.ReplicaCheck;
+import dev.cdccache.connector.startup.StartupCheckException;
 import dev.cdccache.connector.startup.TopicProvisioner;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -66,6 +68,14 @@ class ConnectorConfiguration {
     @ConditionalOnProperty(prefix = ConnectorProperties.PREFIX, name = "export-connect-config", havingValue = "true")
     ApplicationRunner connectConfigExport(DebeziumSettings settings, ConnectorProperties properties) {
         return args -> {
+            if (properties.getHeartbeat().getPrimary().isConfigured()) {
+                // Debezium's heartbeat.action.query runs on the server it reads, never on a primary
+                throw new StartupCheckException("The Kafka Connect export cannot write the heartbeat on "
+                        + ConnectorProperties.PREFIX + ".heartbeat.primary: on Kafka Connect the heartbeat row is"
+                        + " written by Debezium's heartbeat.action.query on the server it reads, which here is a"
+                        + " replica, where the heartbeat would be ahead of changes still replicating.",
+                        "Run the embedded connector against the replica, or export a connector that reads the primary.");
+            }
             KeyColumnCheck keyColumns = KeyColumnCheck.of(properties, settings.capturedTables());
             if (keyColumns.hasRewrites()) {
                 // the key columns are known only to the database: a mask in the export is checked there too
@@ -132,7 +142,8 @@ class ConnectorConfiguration {
                 KafkaChangePublisher publisher, ApplicationEventPublisher events, ContinuityState continuityState,
                 StoredOffsets offsets, ConnectorLease lease) {
             DatabaseCheck databaseCheck = new DatabaseCheck(properties.getDatabase(), settings.dataTables(), settings.heartbeatTable(),
-                    Optional.of(KeyColumnCheck.of(properties, settings.capturedTables())));
+                    Optional.of(KeyColumnCheck.of(properties, settings.capturedTables())),
+                    Optional.of(new ReplicaCheck(properties)));
             KafkaClusterCheck kafkaCheck = new KafkaClusterCheck(clients.admin(), properties.getKafka().getBootstrapServers(), KAFKA_TIMEOUT);
             TopicProvisioner topics = new TopicProvisioner(clients.admin(), properties.getTopicPartitions(),
                     (short) properties.getTopicReplicationFactor(), KAFKA_TIMEOUT);
@@ -146,7 +157,8 @@ class ConnectorConfiguration {
         HeartbeatWriter heartbeatWriter(ConnectorProperties properties, DebeziumSettings settings, MeterRegistry registry,
                 ContinuityState continuityState) {
             // a disabled heartbeat (interval 0) never writes: the row below is only a placeholder then
-            return new HeartbeatWriter(properties.getDatabase(),
+            // on a replica: its primary, where the row is committed in order with the changes still replicating
+            return new HeartbeatWriter(properties.heartbeatDatabase(), properties.heartbeatDatabaseSettings(),
                     settings.heartbeatRow().orElseGet(() -> new HeartbeatRow(
                             CapturedTable.parse(properties.getHeartbeat().getTable()),
                             properties.getName(), settings.dataTables())),

@@ -153,6 +153,31 @@ public class ConnectorProperties implements Validator {
     public Map<String, String> getDebezium() { return debezium; }
     public void setDebezium(Map<String, String> debezium) { this.debezium = debezium; }
 
+    /**
+     * The database the heartbeat row is written to and read from: the configured {@link Heartbeat#getPrimary() primary}
+     * (with the connector's user and password unless it has its own), otherwise the server whose binlog is read.
+     */
+    public Database heartbeatDatabase() {
+        Primary primary = heartbeat.getPrimary();
+        if (!primary.isConfigured()) {
+            return database;
+        }
+        boolean ownUser = primary.getUser() != null && !primary.getUser().isBlank();
+        Database target = new Database();
+        target.setFlavor(database.getFlavor());
+        target.setHost(primary.getHost());
+        target.setPort(primary.getPort());
+        target.setUser(ownUser ? primary.getUser() : database.getUser());
+        target.setPassword(ownUser ? primary.getPassword() : database.getPassword());
+        target.setKeepAliveInterval(database.getKeepAliveInterval());
+        return target;
+    }
+
+    /** The settings that name the database {@link #heartbeatDatabase()} returns, for messages. */
+    public String heartbeatDatabaseSettings() {
+        return heartbeat.getPrimary().isConfigured() ? PREFIX + ".heartbeat.primary" : PREFIX + ".database";
+    }
+
     @Override
     public boolean supports(Class<?> type) {
         return ConnectorProperties.class.isAssignableFrom(type);
@@ -290,16 +315,79 @@ public class ConnectorProperties implements Validator {
         @Pattern(regexp = "[^.\\s]+\\.[^.\\s]+", message = "must be written as database.table")
         private String table = HeartbeatTable.DEFAULT_NAME;
 
+        /**
+         * The primary of the replica the connector reads (see docs/connector.md, "Reading a replica"). When its host
+         * is set, the heartbeat row is written there: it reaches the replica's binlog after every change the primary
+         * committed before it. Required when the captured server is a replica; refused when it is not.
+         */
+        @Valid
+        @NotNull
+        private Primary primary = new Primary();
+
         public Duration getInterval() { return interval; }
         public void setInterval(Duration interval) { this.interval = interval; }
         public String getTable() { return table; }
         public void setTable(String table) { this.table = table; }
+        public Primary getPrimary() { return primary; }
+        public void setPrimary(Primary primary) { this.primary = primary; }
 
         /** Whether heartbeats are written at all. */
         public boolean isEnabled() { return !interval.isZero() && !interval.isNegative(); }
 
         @Override
-        public String toString() { return "{interval=" + interval + ", table=" + table + "}"; }
+        public String toString() { return "{interval=" + interval + ", table=" + table + ", primary=" + primary + "}"; }
+    }
+
+    /**
+     * The primary server the heartbeat row is written to when the connector reads a replica. Unset (no host): the row
+     * is written to the server whose binlog is read.
+     */
+    public static class Primary {
+        /** Host of the primary the captured replica replicates from; unset when the connector reads a primary. */
+        private String host;
+        /** Port of the primary. */
+        @Min(1)
+        @Max(65535)
+        private int port = 3306;
+        /**
+         * User on the primary with SELECT, INSERT and UPDATE on the heartbeat table (and SLAVE MONITOR on MariaDB);
+         * cdc.connector.database.user when unset.
+         */
+        private String user;
+        /** Password of the primary's user; cdc.connector.database.password when the user is unset. Never logged. */
+        private String password;
+
+        public String getHost() { return host; }
+        public void setHost(String host) { this.host = host; }
+        public int getPort() { return port; }
+        public void setPort(int port) { this.port = port; }
+        public String getUser() { return user; }
+        public void setUser(String user) { this.user = user; }
+        public String getPassword() { return password; }
+        public void setPassword(String password) { this.password = password; }
+
+        /** Whether a primary is configured (its host is set). */
+        public boolean isConfigured() { return host != null && !host.isBlank(); }
+
+        /** A user of its own needs a password of its own: the connector user's password is not sent to another user. */
+        @AssertTrue(message = "cdc.connector.heartbeat.primary.user is set without "
+                + "cdc.connector.heartbeat.primary.password; set both, or neither to use the connector's database user")
+        public boolean isPasswordGivenWithUser() {
+            return user == null || user.isBlank() || password != null;
+        }
+
+        /** User and password are settings of a configured primary only. */
+        @AssertTrue(message = "cdc.connector.heartbeat.primary.user or .password is set without "
+                + "cdc.connector.heartbeat.primary.host; set the primary's host too")
+        public boolean isHostGivenWithCredentials() {
+            return isConfigured() || ((user == null || user.isBlank()) && password == null);
+        }
+
+        @Override
+        public String toString() {
+            return isConfigured() ? "{host=" + host + ", port=" + port + ", user=" + user + ", password="
+                    + (password == null ? "<database.password>" : "******") + "}" : "<none>";
+        }
     }
 
     /** What to do about gaps in the stream (see docs/connector.md, "Continuity and epochs"). */

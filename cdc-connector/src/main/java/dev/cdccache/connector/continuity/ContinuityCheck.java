@@ -100,9 +100,15 @@ public final class ContinuityCheck {
      */
     public Continuity establish() {
         StoredOffsets.Stored stored = offsets.read();
-        try (Connection connection = DatabaseCheck.connect(properties.getDatabase())) {
+        boolean onPrimary = properties.getHeartbeat().getPrimary().isConfigured();
+        try (Connection connection = DatabaseCheck.connect(properties.getDatabase());
+                // a replica's heartbeat row lives on its primary: read and written there, never on the replica
+                Connection heartbeats = onPrimary
+                        ? DatabaseCheck.connect(properties.heartbeatDatabase(), properties.heartbeatDatabaseSettings())
+                        : null) {
+            Connection beatConnection = onPrimary ? heartbeats : connection;
             ServerIdentity server = ServerIdentity.of(connection, properties.getDatabase().getFlavor());
-            List<BeatRow> rows = row.isPresent() ? readRows(connection, row.get()) : List.of();
+            List<BeatRow> rows = row.isPresent() ? readRows(beatConnection, row.get()) : List.of();
             Optional<BeatRow> own = rows.stream().filter(r -> r.id().equals(properties.getName())).findFirst();
             Decision decision = stored.offset().isPresent()
                     ? withStoredOffsets(connection, stored.offset().get(), stored.origin(), server, own)
@@ -111,16 +117,18 @@ public final class ContinuityCheck {
             offsets.write(new OffsetsOrigin(server, capturedTables(properties), continuity.epoch(), instance.get()),
                     decision.clearOffsets());
             if (row.isPresent()) {
-                write(connection, row.get(), continuity.epoch());
+                write(beatConnection, row.get(), continuity.epoch());
             }
             state.set(continuity);
             report(continuity);
             return continuity;
         } catch (SQLException e) {
             throw new StartupCheckException("Could not read or write the heartbeat table "
-                    + row.map(r -> r.table().qualifiedName()).orElse("") + " on " + where() + ": " + e.getMessage(),
+                    + row.map(r -> r.table().qualifiedName()).orElse("") + " on " + heartbeatWhere() + ": "
+                    + e.getMessage(),
                     "Check that the table has the columns " + HeartbeatTable.COLUMNS + " and that user '"
-                            + properties.getDatabase().getUser() + "' may SELECT, INSERT and UPDATE it.", e);
+                            + properties.heartbeatDatabase().getUser() + "' (" + properties.heartbeatDatabaseSettings()
+                            + ".user) may SELECT, INSERT and UPDATE it.", e);
         }
     }
 
@@ -305,6 +313,10 @@ public final class ContinuityCheck {
 
     private String where() {
         return properties.getDatabase().getHost() + ":" + properties.getDatabase().getPort();
+    }
+
+    private String heartbeatWhere() {
+        return properties.heartbeatDatabase().getHost() + ":" + properties.heartbeatDatabase().getPort();
     }
 
     private record BeatRow(String id, String ts, String epoch, String tables) {

@@ -27,6 +27,9 @@ import org.springframework.context.SmartLifecycle;
  * caches although nothing is wrong. A timer of our own does not depend on traffic. (The Kafka Connect
  * export keeps the action query; see docs/connector.md for an idle-proof alternative there.)
  *
+ * <p>When the connector reads a replica, the row is written on its primary ({@code cdc.connector.heartbeat.primary}):
+ * it then replicates like any change and reaches the replica's binlog after every earlier primary commit.
+ *
  * <p>A failed write is counted and retried on the next tick with a new connection; it never stops the
  * connector. Clients notice missing heartbeats and fall back to their staleness bound, which is the
  * correct reaction when the database cannot be written.
@@ -36,6 +39,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(HeartbeatWriter.class);
 
     private final ConnectorProperties.Database database;
+    private final String settings;
     private final HeartbeatRow row;
     private final Supplier<String> epoch;
     private final Duration interval;
@@ -51,7 +55,19 @@ public final class HeartbeatWriter implements SmartLifecycle {
      */
     public HeartbeatWriter(ConnectorProperties.Database database, HeartbeatRow row, Supplier<String> epoch,
             Duration interval, MeterRegistry registry) {
+        this(database, ConnectorProperties.PREFIX + ".database", row, epoch, interval, registry);
+    }
+
+    /**
+     * @param database where the row is written: the captured server, or the primary of a captured replica
+     * @param settings the settings that name {@code database}, for messages
+     * @param epoch the current continuity epoch, read at every write; null until it is decided (before the
+     *     engine starts), when nothing is written
+     */
+    public HeartbeatWriter(ConnectorProperties.Database database, String settings, HeartbeatRow row,
+            Supplier<String> epoch, Duration interval, MeterRegistry registry) {
         this.database = database;
+        this.settings = settings;
         this.row = row;
         this.epoch = epoch;
         this.interval = interval;
@@ -83,7 +99,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
         }
         try {
             if (connection == null || connection.isClosed()) {
-                connection = DatabaseCheck.connect(database);
+                connection = DatabaseCheck.connect(database, settings);
                 connection.setAutoCommit(true);
             }
             try (PreparedStatement s = connection.prepareStatement(row.upsertStatement())) {
@@ -102,7 +118,8 @@ public final class HeartbeatWriter implements SmartLifecycle {
             closeConnection();
             if (!failing) {
                 failing = true; // log the first failure of a series only
-                log.warn("Could not write the heartbeat row ({}); retrying every {}", e.getMessage(), interval);
+                log.warn("Could not write the heartbeat row on {}:{} ({}); retrying every {}", database.getHost(),
+                        database.getPort(), e.getMessage(), interval);
             }
         }
     }

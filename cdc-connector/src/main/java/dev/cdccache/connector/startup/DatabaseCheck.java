@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Checks, before the engine starts, what Debezium would otherwise report late or cryptically: the
  * database is reachable with the configured credentials, the binlog is on in ROW format with full
- * row images, the user holds the replication privileges, every captured table exists, and no setting masks,
- * hashes or truncates a key column ({@link KeyColumnCheck}).
+ * row images, the user holds the replication privileges, every captured table exists, no setting masks,
+ * hashes or truncates a key column ({@link KeyColumnCheck}), and a replica's heartbeat is written on its primary
+ * ({@link ReplicaCheck}).
  */
 public final class DatabaseCheck {
 
@@ -40,6 +41,7 @@ public final class DatabaseCheck {
     private final List<CapturedTable> dataTables;
     private final Optional<CapturedTable> heartbeatTable;
     private final Optional<KeyColumnCheck> keyColumns;
+    private final Optional<ReplicaCheck> replica;
 
     public DatabaseCheck(ConnectorProperties.Database database, List<CapturedTable> dataTables,
             Optional<CapturedTable> heartbeatTable) {
@@ -49,10 +51,20 @@ public final class DatabaseCheck {
     /** @param keyColumns refuses masks, hashes and truncations of key columns, once the tables are known to exist */
     public DatabaseCheck(ConnectorProperties.Database database, List<CapturedTable> dataTables,
             Optional<CapturedTable> heartbeatTable, Optional<KeyColumnCheck> keyColumns) {
+        this(database, dataTables, heartbeatTable, keyColumns, Optional.empty());
+    }
+
+    /**
+     * @param keyColumns refuses masks, hashes and truncations of key columns, once the tables are known to exist
+     * @param replica refuses a replica whose heartbeat would be early (see {@link ReplicaCheck}); runs last
+     */
+    public DatabaseCheck(ConnectorProperties.Database database, List<CapturedTable> dataTables,
+            Optional<CapturedTable> heartbeatTable, Optional<KeyColumnCheck> keyColumns, Optional<ReplicaCheck> replica) {
         this.database = database;
         this.dataTables = dataTables;
         this.heartbeatTable = heartbeatTable;
         this.keyColumns = keyColumns;
+        this.replica = replica;
     }
 
     /** JDBC URL of the configured server (no database selected). */
@@ -66,6 +78,14 @@ public final class DatabaseCheck {
 
     /** Opens a connection as the configured user, translating the usual failures into fixes. */
     public static Connection connect(ConnectorProperties.Database database) {
+        return connect(database, ConnectorProperties.PREFIX + ".database");
+    }
+
+    /**
+     * Opens a connection as the given user, translating the usual failures into fixes that name the settings under
+     * {@code settings} (e.g. {@code cdc.connector.heartbeat.primary}).
+     */
+    public static Connection connect(ConnectorProperties.Database database, String settings) {
         Properties credentials = new Properties();
         credentials.setProperty("user", database.getUser());
         credentials.setProperty("password", database.getPassword());
@@ -76,12 +96,12 @@ public final class DatabaseCheck {
             if (e.getErrorCode() == ACCESS_DENIED) {
                 throw new StartupCheckException("The database at " + where + " refused user '" + database.getUser()
                         + "': access denied (wrong password, or the user does not exist for this host).",
-                        "Check cdc.connector.database.user and cdc.connector.database.password, and that the user may"
+                        "Check " + settings + ".user and " + settings + ".password, and that the user may"
                                 + " connect from this host (CREATE USER 'name'@'%' ...).", e);
             }
             throw new StartupCheckException("Cannot connect to the database at " + where + " as '" + database.getUser()
                     + "': " + e.getMessage(),
-                    "Check cdc.connector.database.host and cdc.connector.database.port, that the server runs and"
+                    "Check " + settings + ".host and " + settings + ".port, that the server runs and"
                             + " accepts TCP connections from this host (bind-address, firewall).", e);
         }
     }
@@ -98,6 +118,9 @@ public final class DatabaseCheck {
             verifyTablesExist(connection);
             if (keyColumns.isPresent()) {
                 keyColumns.get().verify(connection);
+            }
+            if (replica.isPresent()) {
+                replica.get().verify(connection);
             }
         } catch (SQLException e) {
             throw new StartupCheckException("Checking the database failed: " + e.getMessage(),
@@ -169,11 +192,15 @@ public final class DatabaseCheck {
         if (!missing.isEmpty()) {
             throw new StartupCheckException("User '" + database.getUser() + "' lacks privileges the connector needs on "
                     + where() + ": " + String.join(", ", missing) + ".",
-                    "As an administrator run: GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT"
-                            + " ON *.* TO '" + database.getUser() + "'@'%'; and for the heartbeat: GRANT INSERT, UPDATE ON "
-                            + heartbeatTable.map(CapturedTable::qualifiedName).orElse(HeartbeatTable.DEFAULT_NAME) + " TO '"
-                            + database.getUser() + "'@'%'; (cdc-connector/sql/setup.sql creates the"
-                            + " heartbeat table and this user with exactly these grants).");
+                    "As an administrator, run cdc-connector/sql/setup.sql once for every captured database (mariadb"
+                            + " --init-command=\"SET @cdc_database='<database>', @cdc_user='" + database.getUser()
+                            + "', @cdc_password='...'\" < cdc-connector/sql/setup.sql): it grants exactly what the"
+                            + " connector needs, SELECT on that database only. By hand: GRANT REPLICATION SLAVE,"
+                            + " REPLICATION CLIENT" + (database.getFlavor() == Flavor.MARIADB ? ", SLAVE MONITOR" : "")
+                            + ", RELOAD, SHOW DATABASES ON *.*; GRANT SELECT ON <database>.* for each captured database;"
+                            + " GRANT SELECT, INSERT, UPDATE ON "
+                            + heartbeatTable.map(CapturedTable::qualifiedName).orElse(HeartbeatTable.DEFAULT_NAME)
+                            + "; each TO '" + database.getUser() + "'@'%'.");
         }
         for (String advisable : List.of("RELOAD", "SHOW DATABASES")) {
             if (!grants.hasGlobal(advisable)) {

@@ -49,6 +49,58 @@ class ConnectorPropertiesTest {
     }
 
     @Test
+    void withoutAPrimaryTheHeartbeatIsWrittenWhereTheBinlogIsRead() {
+        runner.run(context -> {
+            ConnectorProperties p = context.getBean(ConnectorProperties.class);
+            assertThat(p.getHeartbeat().getPrimary().isConfigured()).isFalse();
+            assertThat(p.heartbeatDatabase()).isSameAs(p.getDatabase());
+            assertThat(p.heartbeatDatabaseSettings()).isEqualTo("cdc.connector.database");
+        });
+    }
+
+    @Test
+    void aPrimaryTakesTheConnectorsCredentialsUnlessItHasItsOwnAndNeverShowsAPassword() {
+        runner.withPropertyValues("cdc.connector.database.flavor=mysql", "cdc.connector.heartbeat.primary.host=db-primary")
+                .run(context -> {
+                    ConnectorProperties p = context.getBean(ConnectorProperties.class);
+                    ConnectorProperties.Database primary = p.heartbeatDatabase();
+                    assertThat(primary.getHost()).isEqualTo("db-primary");
+                    assertThat(primary.getPort()).isEqualTo(3306);
+                    assertThat(primary.getUser()).isEqualTo("cdc");
+                    assertThat(primary.getPassword()).isEqualTo("s3cret");
+                    assertThat(primary.getFlavor()).isEqualTo(ConnectorProperties.Flavor.MYSQL);
+                    assertThat(p.heartbeatDatabaseSettings()).isEqualTo("cdc.connector.heartbeat.primary");
+                });
+        runner.withPropertyValues("cdc.connector.heartbeat.primary.host=db-primary", "cdc.connector.heartbeat.primary.port=3307",
+                "cdc.connector.heartbeat.primary.user=beat", "cdc.connector.heartbeat.primary.password=other-secret")
+                .run(context -> {
+                    ConnectorProperties p = context.getBean(ConnectorProperties.class);
+                    assertThat(p.heartbeatDatabase().getUser()).isEqualTo("beat");
+                    assertThat(p.heartbeatDatabase().getPassword()).isEqualTo("other-secret");
+                    assertThat(p.heartbeatDatabase().getPort()).isEqualTo(3307);
+                    assertThat(p.toString()).contains("db-primary").doesNotContain("other-secret").doesNotContain("s3cret");
+                });
+    }
+
+    @Test
+    void aPrimaryUserWithoutItsPasswordIsRejected() {
+        runner.withPropertyValues("cdc.connector.heartbeat.primary.host=db-primary", "cdc.connector.heartbeat.primary.user=beat")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(analysisOf(context.getStartupFailure())).contains("cdc.connector.heartbeat.primary.password");
+                });
+    }
+
+    @Test
+    void primaryCredentialsWithoutAHostAreRejected() {
+        runner.withPropertyValues("cdc.connector.heartbeat.primary.user=beat", "cdc.connector.heartbeat.primary.password=x")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(analysisOf(context.getStartupFailure())).contains("cdc.connector.heartbeat.primary.host");
+                });
+    }
+
+    @Test
     void unknownSettingFailsStartUpNamingTheSetting() {
         runner.withPropertyValues("cdc.connector.topic-partitons=6").run(context -> {
             assertThat(context).hasFailed();

@@ -28,9 +28,12 @@ public final class ChangeTopicRecorder implements AutoCloseable {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    /** One consumed change record; {@code value} is null for a tombstone. */
+    /**
+     * One consumed change record; {@code value} is null for a tombstone. {@code timestamp} is the record's Kafka
+     * timestamp: the broker's append time on a topic with {@code message.timestamp.type=LogAppendTime}.
+     */
     public record Change(String topic, int partition, long offset, String key, JsonNode keyJson, JsonNode value,
-            long receivedNanos, Map<String, String> headers) {
+            long receivedNanos, Map<String, String> headers, long timestamp) {
         public boolean isTombstone() {
             return value == null;
         }
@@ -77,7 +80,7 @@ public final class ChangeTopicRecorder implements AutoCloseable {
                     String key = r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8);
                     changes.add(new Change(r.topic(), r.partition(), r.offset(), key,
                             key == null ? null : JSON.readTree(key),
-                            r.value() == null ? null : JSON.readTree(r.value()), now, headers(r)));
+                            r.value() == null ? null : JSON.readTree(r.value()), now, headers(r), r.timestamp()));
                 }
                 Map<TopicPartition, Long> p = new java.util.HashMap<>();
                 partitions.forEach(tp -> p.put(tp, consumer.position(tp)));

@@ -373,8 +373,9 @@ public final class MariaDbServer implements AutoCloseable {
                 "CREATE USER IF NOT EXISTS '" + adminUser + "'@'%' IDENTIFIED BY '" + adminPassword + "';",
                 "GRANT ALL PRIVILEGES ON *.* TO '" + adminUser + "'@'%' WITH GRANT OPTION;",
                 "CREATE USER IF NOT EXISTS '" + connectorUser + "'@'%' IDENTIFIED BY '" + connectorPassword + "';",
-                "GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT, LOCK TABLES ON *.* TO '"
-                        + connectorUser + "'@'%';",
+                // SLAVE MONITOR: the connector reads SHOW SLAVE STATUS to tell a replica from a primary
+                "GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT, SLAVE MONITOR, LOCK TABLES"
+                        + " ON *.* TO '" + connectorUser + "'@'%';",
                 "CREATE USER IF NOT EXISTS '" + appUser + "'@'%' IDENTIFIED BY '" + appPassword + "';",
                 "CREATE DATABASE IF NOT EXISTS " + META_DATABASE + ";",
                 heartbeatTableStatement() + ";",

@@ -1,0 +1,241 @@
+package dev.cdccache.connector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.cdccache.connector.startup.StartupCheckException;
+import dev.cdccache.connector.testing.ChangeTopicRecorder;
+import dev.cdccache.connector.testing.ChangeTopicRecorder.Change;
+import dev.cdccache.connector.testing.InProcessConnector;
+import dev.cdccache.infra.LocalStack;
+import dev.cdccache.infra.junit.LocalStackExtension;
+import dev.cdccache.infra.mariadb.MariaDbServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The connector reading a read replica (docs/connector.md, "Reading a replica"), with real processes: the shared
+ * stack's MariaDB is the primary, a second {@code mariadbd} replicates from it with {@code MASTER_DELAY}, and the
+ * connector reads the replica's binlog.
+ *
+ * <p>The guarantee: a heartbeat published with {@code ts = H} proves that every change committed before {@code H}
+ * has been published. Written on the replica, the row would be committed there ahead of the primary's changes that
+ * are still held back by the delay; written on the primary, it replicates in commit order behind them.
+ */
+@ExtendWith(LocalStackExtension.class)
+class ReplicaHeartbeatIT {
+
+    private static final String DB = "replica_beat_db";
+    private static final String PREFIX = "rbeat";
+    private static final String DATA_TOPIC = PREFIX + "." + DB + ".item";
+    private static final String BEAT_TOPIC = PREFIX + "." + MariaDbServer.HEARTBEAT_TABLE;
+    private static final Duration DELAY = Duration.ofSeconds(3);
+    private static final Duration CONVERGE = Duration.ofSeconds(60);
+
+    private static MariaDbServer primary;
+    private static MariaDbServer replica;
+
+    @BeforeAll
+    static void startReplica(LocalStack stack) {
+        primary = stack.mariaDb();
+        replica = MariaDbServer.builder(Path.of("target", "replica-heartbeat-" + ProcessHandle.current().pid()))
+                .serverId(2).build().start();
+        replica.replicateFrom(primary, Duration.ZERO);
+        primary.createDatabase(DB);
+        primary.execute(DB, "CREATE TABLE IF NOT EXISTS item (id BIGINT PRIMARY KEY, version INT NOT NULL)",
+                "INSERT INTO item VALUES (1, 0) ON DUPLICATE KEY UPDATE version = 0");
+        replica.awaitReplicated(primary, CONVERGE);
+        replica.replicationDelay(DELAY);
+        // "reached the topic" is the broker's append time: a consumer reading two topics may receive a later
+        // record of one before an earlier record of the other, while a client that applied a heartbeat checks
+        // the log end of its topics, which the earlier record is already below
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                stack.kafka().bootstrapServers()))) {
+            Map<String, String> appendTime = Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "LogAppendTime",
+                    TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
+            admin.createTopics(List.of(new NewTopic(DATA_TOPIC, 3, (short) 1).configs(appendTime),
+                    new NewTopic(BEAT_TOPIC, 3, (short) 1).configs(appendTime))).all().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not create the topics with LogAppendTime", e);
+        }
+    }
+
+    @AfterAll
+    static void stopReplica() {
+        if (replica != null) {
+            replica.close();
+        }
+    }
+
+    /** A connector on the replica, as the replica's connector user. */
+    private static Map<String, String> onReplica(LocalStack stack, String name) {
+        Map<String, String> settings = new LinkedHashMap<>(InProcessConnector.settings(stack, name, PREFIX,
+                List.of(DB + ".item")));
+        settings.put("cdc.connector.database.host", replica.host());
+        settings.put("cdc.connector.database.port", Integer.toString(replica.port()));
+        return settings;
+    }
+
+    private static StartupCheckException startupFailure(Map<String, String> settings) {
+        Throwable failure = catchThrowable(() -> InProcessConnector.run(settings).close());
+        assertThat(failure).as("start-up must fail").isNotNull();
+        Throwable cause = failure;
+        while (cause != null && !(cause instanceof StartupCheckException)) {
+            cause = cause.getCause();
+        }
+        assertThat(cause).as("a StartupCheckException in %s", failure).isInstanceOf(StartupCheckException.class);
+        return (StartupCheckException) cause;
+    }
+
+    @Test
+    void aConnectorOnAReplicaWithoutItsPrimaryRefusesToStartNamingTheSettingAndWhy(LocalStack stack) {
+        StartupCheckException failure = startupFailure(onReplica(stack, "replica-without-primary"));
+
+        assertThat(failure.getMessage()).contains(replica.host() + ":" + replica.port() + " is a replica")
+                .contains("cdc.connector.heartbeat.primary.host is not set")
+                .contains("replication lag");
+        assertThat(failure.fix()).contains("cdc.connector.heartbeat.primary.host");
+    }
+
+    @Test
+    void aPrimarySettingThatNamesAReplicaIsRefused(LocalStack stack) {
+        Map<String, String> settings = onReplica(stack, "primary-is-a-replica");
+        settings.put("cdc.connector.heartbeat.primary.host", replica.host());
+        settings.put("cdc.connector.heartbeat.primary.port", Integer.toString(replica.port()));
+
+        StartupCheckException failure = startupFailure(settings);
+
+        assertThat(failure.getMessage()).contains("cdc.connector.heartbeat.primary " + replica.host() + ":"
+                + replica.port() + " is itself a replica");
+    }
+
+    @Test
+    void aPrimarySettingOnAConnectorThatReadsThePrimaryIsRefused(LocalStack stack) {
+        Map<String, String> settings = new LinkedHashMap<>(InProcessConnector.settings(stack, "primary-on-primary", PREFIX,
+                List.of(DB + ".item")));
+        settings.put("cdc.connector.heartbeat.primary.host", replica.host());
+        settings.put("cdc.connector.heartbeat.primary.port", Integer.toString(replica.port()));
+
+        StartupCheckException failure = startupFailure(settings);
+
+        assertThat(failure.getMessage()).contains("is not a replica");
+    }
+
+    @Test
+    void aConnectorUserThatMayNotReadTheReplicationStatusIsRefusedNamingTheGrant(LocalStack stack) {
+        primary.execute(null, "CREATE USER IF NOT EXISTS 'no_monitor'@'%' IDENTIFIED BY 'no-monitor-pw'",
+                "GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'no_monitor'@'%'",
+                "GRANT SELECT, INSERT, UPDATE ON " + MariaDbServer.HEARTBEAT_TABLE + " TO 'no_monitor'@'%'");
+        Map<String, String> settings = new LinkedHashMap<>(InProcessConnector.settings(stack, "no-monitor", PREFIX,
+                List.of(DB + ".item")));
+        settings.put("cdc.connector.database.user", "no_monitor");
+        settings.put("cdc.connector.database.password", "no-monitor-pw");
+
+        StartupCheckException failure = startupFailure(settings);
+
+        assertThat(failure.getMessage()).contains("cannot tell whether").contains("is a replica");
+        assertThat(failure.fix()).contains("GRANT SLAVE MONITOR ON *.*");
+    }
+
+    @Test
+    void theSetupScriptGrantsSlaveMonitorOnMariaDb() throws Exception {
+        replica.execute(null, "CREATE DATABASE IF NOT EXISTS script_db");
+        replica.runScript(Path.of("sql", "setup.sql"),
+                "--init-command=SET @cdc_database='script_db', @cdc_user='script_user', @cdc_password='script-pw'");
+        try (Connection c = replica.adminConnection(null); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GRANTS FOR 'script_user'@'%'")) {
+            StringBuilder grants = new StringBuilder();
+            while (rs.next()) {
+                grants.append(rs.getString(1)).append('\n');
+            }
+            assertThat(grants.toString()).contains("SLAVE MONITOR").contains("REPLICATION SLAVE");
+        }
+    }
+
+    /**
+     * Commit a change on the primary; {@code t} is the primary's clock read after the commit returned. Every heartbeat
+     * of this connector that reached its topic (the broker's append time) before the change's record must be dated
+     * before {@code t}: a later one would prove to clients that the change was published when it was not. The
+     * replica applies each change {@code DELAY} after the primary committed it, so a heartbeat written on the replica
+     * breaks this by seconds.
+     */
+    @Test
+    void aHeartbeatNeverProvesATimeAfterAPrimaryCommitThatIsNotPublishedYet(LocalStack stack) throws Exception {
+        String name = "replica-beat-" + ProcessHandle.current().pid();
+        Map<String, String> settings = onReplica(stack, name);
+        settings.put("cdc.connector.heartbeat.primary.host", primary.host());
+        settings.put("cdc.connector.heartbeat.primary.port", Integer.toString(primary.port()));
+        settings.put("cdc.connector.heartbeat.primary.user", primary.connectorUser());
+        settings.put("cdc.connector.heartbeat.primary.password", primary.connectorPassword());
+        settings.put("cdc.connector.heartbeat.interval", "200ms");
+
+        List<long[]> commits = new ArrayList<>(); // version, primary time after its commit (µs since the epoch)
+        try (InProcessConnector connector = InProcessConnector.start(settings);
+                ChangeTopicRecorder recorder = new ChangeTopicRecorder(stack.kafka().bootstrapServers(),
+                        List.of(DATA_TOPIC, BEAT_TOPIC));
+                Connection writer = primary.adminConnection(DB); Statement statement = writer.createStatement()) {
+            // the first heartbeats, written on the primary, arrive through the delayed replica
+            recorder.await(BEAT_TOPIC, c -> isOwnHeartbeat(c, name), 1, CONVERGE);
+            int base = (int) (System.currentTimeMillis() % 1_000_000) * 10;
+            for (int i = 1; i <= 8; i++) {
+                statement.executeUpdate("UPDATE item SET version = " + (base + i) + " WHERE id = 1");
+                try (ResultSet rs = statement.executeQuery("SELECT UNIX_TIMESTAMP(NOW(6))")) {
+                    rs.next();
+                    commits.add(new long[] {base + i, rs.getBigDecimal(1).movePointRight(6).longValueExact()});
+                }
+                Thread.sleep(400);
+            }
+            long lastVersion = base + 8;
+            recorder.await(DATA_TOPIC, c -> version(c) == lastVersion, 1, CONVERGE);
+            // heartbeats dated after the last commit: the heartbeat stream went on past every change
+            recorder.await(BEAT_TOPIC, c -> isOwnHeartbeat(c, name) && beatMicros(c) > commits.get(7)[1], 1, CONVERGE);
+
+            List<Change> all = recorder.changes();
+            List<Change> beats = all.stream().filter(c -> c.topic().equals(BEAT_TOPIC) && isOwnHeartbeat(c, name)).toList();
+            assertThat(beats).as("heartbeats of this connector").hasSizeGreaterThan(8);
+            List<String> violations = new ArrayList<>();
+            for (long[] commit : commits) {
+                Change change = all.stream().filter(c -> c.topic().equals(DATA_TOPIC) && version(c) == commit[0])
+                        .findFirst().orElseThrow(() -> new AssertionError("version " + commit[0] + " not published"));
+                for (Change beat : beats) {
+                    // appended in an earlier millisecond: before the change for sure (the same millisecond counts as after)
+                    if (beat.timestamp() < change.timestamp() && beatMicros(beat) >= commit[1]) {
+                        violations.add("heartbeat dated " + beatMicros(beat) + " µs reached its topic "
+                                + (change.timestamp() - beat.timestamp()) + " ms before version "
+                                + commit[0] + ", committed on the primary before " + commit[1] + " µs");
+                    }
+                }
+            }
+            assertThat(violations).as("heartbeats that proved a primary commit published before it was").isEmpty();
+        }
+    }
+
+    private static boolean isOwnHeartbeat(Change change, String name) {
+        return change.value() != null && name.equals(change.value().path("after").path("id").asString());
+    }
+
+    private static long beatMicros(Change change) {
+        return change.value().path("after").path("ts").asLong();
+    }
+
+    private static long version(Change change) {
+        return change.value() == null ? -1 : change.value().path("after").path("version").asLong(-1);
+    }
+}

@@ -102,10 +102,11 @@ class ConnectorConfiguration {
 
         @Bean
         KafkaChangePublisher kafkaChangePublisher(KafkaClients clients, PublishMetrics metrics, ConnectorProperties properties,
-                DebeziumSettings settings, MeterRegistry registry) {
+                DebeziumSettings settings, MeterRegistry registry, ContinuityState continuityState) {
             return new KafkaChangePublisher(clients::producer, new ChangeEventSerializer(properties.getName()), metrics,
                     properties.getTopicPrefix(), Clock.systemUTC(), settings.heartbeatTable()
-                            .map(t -> new HeartbeatRecords(t.topic(properties.getTopicPrefix()), properties.getName()))
+                            .map(t -> new HeartbeatRecords(t.topic(properties.getTopicPrefix()), properties.getName(),
+                                    continuityState::epochOrNull))
                             .orElseGet(HeartbeatRecords::none),
                     new OversizedEvents(KafkaClients.maxRequestSize(properties.getKafka()), registry));
         }
@@ -162,20 +163,27 @@ class ConnectorConfiguration {
                     settings.heartbeatRow().orElseGet(() -> new HeartbeatRow(
                             CapturedTable.parse(properties.getHeartbeat().getTable()),
                             properties.getName(), settings.dataTables())),
-                    () -> continuityState.epochForHeartbeat(Clock.systemUTC()), properties.getHeartbeat().getInterval(),
-                    registry);
+                    continuityState::epochOrNull, properties.getHeartbeat().getInterval(), registry);
         }
 
-        /** A row change the binlog holds as a statement makes the next heartbeat carry a new epoch. */
+        /**
+         * A row change the binlog holds as a statement replaces the epoch, and the heartbeat row is written with it at
+         * once, on the thread that reads the binlog: before the engine can store an offset past the statement. If that
+         * write fails the engine fails too, so a restart reads the statement again.
+         */
         @Bean(destroyMethod = "uninstall")
-        StatementEventDetector statementEventDetector(ContinuityState continuityState, MeterRegistry registry) {
+        StatementEventDetector statementEventDetector(ContinuityState continuityState, HeartbeatWriter heartbeatWriter,
+                ConnectorProperties properties, MeterRegistry registry) {
             Counter statements = Counter.builder("cdc.connector.binlog.statements")
                     .description("Row changes the binlog held as SQL statements (a writer not in binlog_format=ROW);"
-                            + " each makes the next heartbeat carry a new epoch")
+                            + " each replaces the epoch")
                     .register(registry);
+            boolean heartbeats = !properties.getHeartbeat().getInterval().isZero() && !properties.getHeartbeat().getInterval().isNegative();
             return StatementEventDetector.install(sql -> {
                 statements.increment();
-                continuityState.statementInBinlog(sql);
+                if (continuityState.renewForStatement(sql, Clock.systemUTC()) != null && heartbeats) {
+                    heartbeatWriter.writeOrFail();
+                }
             });
         }
 

@@ -17,8 +17,6 @@ public final class ContinuityState {
 
     private final AtomicReference<Continuity> current = new AtomicReference<>();
     private final AtomicReference<String> engineFailure = new AtomicReference<>();
-    /** A statement the binlog held instead of rows, not yet answered by a new epoch; null when none is pending. */
-    private final AtomicReference<String> statementSeen = new AtomicReference<>();
 
     /** Records the verdict of a start-up check. */
     public void set(Continuity continuity) {
@@ -38,23 +36,17 @@ public final class ContinuityState {
     }
 
     /**
-     * Records that the binlog held a row change as a statement: the next heartbeat carries a new epoch. The heartbeat
-     * is written after this call, so it lands in the binlog after the statement and every client drops what it
-     * cached of the captured tables once it has read up to the statement.
+     * Replaces the epoch because the binlog held a row change as a statement: the caller then writes the heartbeat row
+     * with it at once, so that the row lands in the binlog right behind the statement and every client drops what it
+     * cached of the captured tables once it has read up to there. Heartbeats of the old epoch still in the pipeline
+     * are not published ({@code HeartbeatRecords}).
+     *
+     * @return the new epoch; null (and nothing renewed) before the start-up check decided one
      */
-    public void statementInBinlog(String sql) {
-        statementSeen.set(sql);
-    }
-
-    /**
-     * The epoch the next heartbeat carries: a new one if a statement was seen since the last heartbeat, else the
-     * current one; null until the start-up check decided it.
-     */
-    public String epochForHeartbeat(Clock clock) {
-        String sql = statementSeen.getAndSet(null);
+    public synchronized String renewForStatement(String sql, Clock clock) {
         Continuity c = current.get();
-        if (sql == null || c == null) {
-            return c == null ? null : c.epoch();
+        if (c == null) {
+            return null;
         }
         String epoch = UUID.randomUUID().toString();
         Continuity renewed = new Continuity(epoch, Continuity.Verdict.STATEMENT_IN_BINLOG,

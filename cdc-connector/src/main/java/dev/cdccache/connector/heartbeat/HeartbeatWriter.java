@@ -91,6 +91,34 @@ public final class HeartbeatWriter implements SmartLifecycle {
         timer.scheduleWithFixedDelay(this::writeOnce, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Writes the row now, failing if it cannot: for a new epoch that must be in the binlog before the engine stores an
+     * offset past the reason for it.
+     *
+     * @throws IllegalStateException if the row could not be written
+     */
+    public synchronized void writeOrFail() {
+        String currentEpoch = epoch.get();
+        try {
+            if (connection == null || connection.isClosed()) {
+                connection = DatabaseCheck.connect(database);
+                connection.setAutoCommit(true);
+            }
+            try (PreparedStatement s = connection.prepareStatement(row.upsertStatement())) {
+                s.setString(1, row.connectorId());
+                s.setString(2, currentEpoch);
+                s.setString(3, row.tablesColumn());
+                s.executeUpdate();
+            }
+            writes.increment();
+        } catch (SQLException | RuntimeException e) {
+            failures.increment();
+            closeConnection();
+            throw new IllegalStateException("Could not write the heartbeat row with the new epoch " + currentEpoch
+                    + " (" + e.getMessage() + "); stopping, so that a restart reads the binlog from before its reason", e);
+        }
+    }
+
     /** Writes the row once; public for tests. */
     public synchronized void writeOnce() {
         String currentEpoch = epoch.get();

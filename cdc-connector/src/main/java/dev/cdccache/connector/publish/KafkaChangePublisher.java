@@ -100,6 +100,9 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
                 if (heartbeats.isForeign(record)) {
                     continue; // another connector's heartbeat row in the shared table: that connector publishes it
                 }
+                if (heartbeats.isOfAnotherEpoch(record)) {
+                    continue; // written before the epoch was replaced, read after the point the new one stands for
+                }
                 if (heartbeats.isHeartbeat(record) && acknowledged < sends.size()) {
                     producer.get().flush();
                     awaitAll(sends.subList(acknowledged, sends.size()));

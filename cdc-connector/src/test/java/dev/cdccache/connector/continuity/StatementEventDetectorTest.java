@@ -46,17 +46,15 @@ class StatementEventDetectorTest {
     }
 
     @Test
-    void aStatementMakesTheNextHeartbeatCarryANewEpochOnceAndTheHealthSaySo() {
+    void aStatementReplacesTheEpochAndTheHealthSaysSoWithoutTheStatementsValues() {
         ContinuityState state = new ContinuityState();
         Clock clock = Clock.fixed(Instant.parse("2026-11-26T03:00:00Z"), java.time.ZoneOffset.UTC);
+        assertThat(state.renewForStatement("UPDATE t SET a = 1", clock)).as("before the start-up check").isNull();
         state.set(new Continuity("epoch-1", Continuity.Verdict.RESUMED, "resumed", "", clock.instant()));
-        assertThat(state.epochForHeartbeat(clock)).isEqualTo("epoch-1");
 
-        state.statementInBinlog("UPDATE shop.product SET name = 'secret' WHERE id = 1");
-        String renewed = state.epochForHeartbeat(clock);
+        String renewed = state.renewForStatement("UPDATE shop.product SET name = 'secret' WHERE id = 1", clock);
 
-        assertThat(renewed).isNotEqualTo("epoch-1");
-        assertThat(state.epochForHeartbeat(clock)).as("one statement, one new epoch").isEqualTo(renewed);
+        assertThat(renewed).isNotNull().isNotEqualTo("epoch-1").isEqualTo(state.epochOrNull());
         Continuity now = state.current().orElseThrow();
         assertThat(now.verdict()).isEqualTo(Continuity.Verdict.STATEMENT_IN_BINLOG);
         assertThat(now.gap()).isTrue();

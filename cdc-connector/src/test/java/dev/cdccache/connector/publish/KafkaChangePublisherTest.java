@@ -167,6 +167,36 @@ class KafkaChangePublisherTest {
         assertThat(committer.calls).containsExactly("processed:cdc.cdc_meta.heartbeat:test-connector", "batchFinished");
     }
 
+    private static final Schema BEAT_ROW = SchemaBuilder.struct().optional().field("id", Schema.STRING_SCHEMA)
+            .field("epoch", Schema.STRING_SCHEMA).build();
+    private static final Schema BEAT_ENVELOPE = SchemaBuilder.struct().field("after", BEAT_ROW).build();
+
+    private static RecordChangeEvent<SourceRecord> heartbeat(String connector, String epoch) {
+        SourceRecord record = new SourceRecord(Map.of("server", "cdc"), Map.of("pos", 99), "cdc.cdc_meta.heartbeat", null,
+                BEAT_KEY, new Struct(BEAT_KEY).put("id", connector), BEAT_ENVELOPE,
+                new Struct(BEAT_ENVELOPE).put("after", new Struct(BEAT_ROW).put("id", connector).put("epoch", epoch)));
+        return () -> record;
+    }
+
+    @Test
+    void ownHeartbeatRowsOfAReplacedEpochAreMarkedButNotPublished() throws Exception {
+        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        java.util.concurrent.atomic.AtomicReference<String> epoch = new java.util.concurrent.atomic.AtomicReference<>("e2");
+        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer("test-connector"),
+                metrics, "cdc", Clock.systemUTC(),
+                new dev.cdccache.connector.heartbeat.HeartbeatRecords("cdc.cdc_meta.heartbeat", "test-connector", epoch::get),
+                new dev.cdccache.connector.oversize.OversizedEvents(1024 * 1024, registry));
+        RecordingCommitter committer = new RecordingCommitter();
+
+        // written before the epoch was replaced, read from the binlog after: it would prove times under the old epoch
+        publisher.handleBatch(List.of(heartbeat("test-connector", "e1"), heartbeat("test-connector", "e2"),
+                heartbeat("other-connector", "x")), committer);
+
+        assertThat(producer.history()).hasSize(1);
+        assertThat(new String(producer.history().get(0).value(), StandardCharsets.UTF_8)).contains("\"epoch\":\"e2\"");
+        assertThat(committer.calls).last().isEqualTo("batchFinished");
+    }
+
     @Test
     void rejectedEventLeavesTheWholeBatchUnmarked() throws Exception {
         ManualProducer producer = new ManualProducer();

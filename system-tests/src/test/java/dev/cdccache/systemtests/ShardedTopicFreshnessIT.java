@@ -97,6 +97,15 @@ class ShardedTopicFreshnessIT {
             return orders.lookup(1001L) != null;
         });
 
+        // The client learns the connectors feeding a topic from their heartbeats and their records' header: make sure
+        // it has read shard B's (a change there evicts the entry) before B stops, or there is nothing to miss.
+        secondShard.execute(DB, "UPDATE orders SET note = 'shard b, seen' WHERE id = 1001");
+        await().atMost(CONVERGE).until(() -> orders.lookup(1001L) == null);
+        await().atMost(CONVERGE).until(() -> {
+            orders.get(1001L, loader);
+            return orders.lookup(1001L) != null;
+        });
+
         shardB.stop();
         try {
             // shard A keeps beating and lists the same table: it must not vouch for shard B's rows.

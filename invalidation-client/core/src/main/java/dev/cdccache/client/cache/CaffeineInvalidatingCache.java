@@ -157,7 +157,19 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         }
         stats.recordMisses(1);
         CacheTransaction tx = CacheTransaction.current();
-        return tx == null ? loadSingleFlight(key, loader) : loadInTransaction(key, loader, tx);
+        if (tx != null) {
+            return loadInTransaction(key, loader, tx);
+        }
+        return PersistenceContextReads.isOpen() ? loadWithoutLeading(key, loader) : loadSingleFlight(key, loader);
+    }
+
+    /**
+     * A miss while a persistence context is open on this thread: joins a load already running elsewhere, but never
+     * leads one, since waiting callers must not receive an entity the context read before a change they have seen.
+     */
+    private V loadWithoutLeading(K key, Function<? super K, ? extends V> loader) {
+        CompletableFuture<V> leader = inFlight.get(key);
+        return leader != null ? join(leader) : load(key, loader);
     }
 
     /**
@@ -207,6 +219,13 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
 
     /** Stamp, read, store-if-unchanged; the stamp must precede the read. */
     private V load(K key, Function<? super K, ? extends V> loader) {
+        if (PersistenceContextReads.isOpen()) {
+            // Also a refresh run on this thread by a caller-runs executor: the context may answer it.
+            LoadStamp<K> stamp = stampNow(key);
+            V value = loader.apply(key);
+            storeCommitted(stamp, value);
+            return value;
+        }
         int stripe = InvalidationGenerations.stripe(key);
         long cacheGeneration = generations.cacheGenerationForStamp();
         long keyGeneration = generations.keyGeneration(stripe);
@@ -385,6 +404,9 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         if (tx != null) {
             return loadMissingInTransaction(missing, bulkLoader, tx);
         }
+        if (PersistenceContextReads.isOpen()) {
+            return loadMissingInPersistenceContext(missing, bulkLoader);
+        }
         int n = missing.size();
         int[] stripes = new int[n];
         long[] keyGenerations = new long[n];
@@ -426,6 +448,23 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         return loaded;
     }
 
+    /** A bulk load while a persistence context is open on this thread: stamped as of its opening. */
+    private Map<? extends K, ? extends V> loadMissingInPersistenceContext(Set<K> missing,
+            Function<? super Set<? extends K>, ? extends Map<? extends K, ? extends V>> bulkLoader) {
+        List<LoadStamp<K>> stamps = new ArrayList<>(missing.size());
+        for (K key : missing) {
+            stamps.add(stampNow(key));
+        }
+        Map<? extends K, ? extends V> loaded = bulkLoader.apply(Collections.unmodifiableSet(missing));
+        if (loaded == null) {
+            loaded = Collections.emptyMap();
+        }
+        for (LoadStamp<K> stamp : stamps) {
+            storeCommitted(stamp, loaded.get(stamp.key()));
+        }
+        return loaded;
+    }
+
     @Override
     public LoadStamp<K> beginLoad(K key) {
         Objects.requireNonNull(key, "key");
@@ -449,13 +488,19 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         };
     }
 
-    /** A stamp taken now (outside a transaction, or at READ COMMITTED). */
+    /**
+     * A stamp taken now (outside a transaction, or at READ COMMITTED), or as of the opening of a persistence context
+     * open on this thread, which may answer the load with what it read then.
+     */
     LoadStamp<K> stampNow(K key) {
-        return generations.stamp(key, guard.now());
+        long contextSince = PersistenceContextReads.openSince();
+        return contextSince == PersistenceContextReads.NONE ? generations.stamp(key, guard.now())
+                : stampAsOf(key, contextSince);
     }
 
     /** The stamp {@link #stampNow} would have returned when {@code sequence} was drawn, or one never cached. */
     LoadStamp<K> stampAsOf(K key, long sequence) {
+        sequence = Math.min(sequence, PersistenceContextReads.openSince());
         // Generations first, marks second: an invalidation records its mark before it bumps the generation, so
         // one that the marks do not show yet is seen by putLoaded's generation check (see InvalidationSequence).
         LoadStamp<K> now = generations.stamp(key, Math.min(guard.now(), InvalidationSequence.epochMillis(sequence)));

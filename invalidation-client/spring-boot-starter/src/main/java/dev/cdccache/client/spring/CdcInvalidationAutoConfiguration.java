@@ -6,6 +6,7 @@ import dev.cdccache.client.position.ReplicaFence;
 import dev.cdccache.client.settings.ClientSettings;
 import dev.cdccache.client.spring.health.CdcInvalidationHealthIndicator;
 import dev.cdccache.client.spring.health.ClientProblemSource;
+import dev.cdccache.client.spring.persistence.PersistenceContextTracking;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -116,9 +117,25 @@ public class CdcInvalidationAutoConfiguration {
     }
 
     /**
-     * Warns when JPA's open-in-view is on. Its persistence context spans the whole web request, so a cached method's
-     * load can be answered with an entity read earlier in the request, before a change whose invalidation the client
-     * applied since; nothing on the cache's side can see that read.
+     * Hibernate sessions behind JPA {@code EntityManagerFactory} beans are reported to the caches: a persistence
+     * context answers a load with an entity it read earlier, so loads on its thread are stamped as of its opening.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.orm.jpa.AbstractEntityManagerFactoryBean",
+            "org.hibernate.SessionEventListener"})
+    static class PersistenceContextConfiguration {
+
+        @Bean
+        static PersistenceContextTracking cdcPersistenceContextTracking() {
+            return new PersistenceContextTracking();
+        }
+    }
+
+    /**
+     * Warns when JPA's open-in-view is on and a persistence context's openings are not reported to the caches (a JPA
+     * provider other than Hibernate, or a factory with its own session listener). That context spans the whole web
+     * request, so a cached method's load can be answered with an entity read earlier in the request, before a change
+     * whose invalidation the client applied since.
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.orm.jpa.support.OpenEntityManagerInViewInterceptor")

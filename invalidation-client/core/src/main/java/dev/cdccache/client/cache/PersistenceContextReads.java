@@ -1,0 +1,138 @@
+package dev.cdccache.client.cache;
+
+import java.util.Arrays;
+
+/**
+ * Tells the caches that a persistence context (a JPA {@code EntityManager}, a Hibernate {@code Session}) is open on
+ * the calling thread. Such a context answers a load with an entity it read earlier, without asking the database: an
+ * {@code EntityManager.find} of an entity it already manages, or a query whose rows it already manages. A load on
+ * this thread may therefore return what the database held when the context opened, and while one is open every load
+ * on this thread is stamped as of the opening of the oldest one: its value is cached only if no invalidation of its
+ * key was applied since then. Transactions already stamp as of their begin; this covers a context opened before the
+ * transaction (JPA's open-in-view, one context per web request) and loads outside any transaction.
+ *
+ * <p>While a context is open, a miss on this thread also never leads a single-flight load that other threads wait
+ * for: they must not receive an entity this context read before a change whose invalidation they have seen.
+ *
+ * <pre>{@code
+ * EntityManager em = factory.createEntityManager();
+ * PersistenceContextReads.Opening opening = PersistenceContextReads.opened();   // before its first read
+ * try {
+ *     ...
+ * } finally {
+ *     em.close();
+ *     opening.close();
+ * }
+ * }</pre>
+ *
+ * <p>The Spring Boot starter does this for every Hibernate session. Per thread: a context used on another thread
+ * than the one that opened it is not seen there. Cheap: a thread-local array, read when a load is stamped.
+ */
+public final class PersistenceContextReads {
+
+    /** {@link #openSince()} when no context is open on this thread: larger than any sequence value. */
+    static final long NONE = Long.MAX_VALUE;
+
+    /** The openings on this thread not known to be closed, oldest first. */
+    private static final ThreadLocal<Opening[]> OPEN = new ThreadLocal<>();
+
+    private PersistenceContextReads() {
+    }
+
+    /**
+     * A persistence context is opening on this thread; call it before the context's first read and close the result
+     * when the context closes (on any thread).
+     */
+    public static Opening opened() {
+        // Drawn before the context's first read: an invalidation applied after it was drawn is seen by the stamp.
+        Opening opening = new Opening(InvalidationSequence.next(), Thread.currentThread());
+        Opening[] open = prune(OPEN.get());
+        if (open == null) {
+            OPEN.set(new Opening[] {opening});
+        } else {
+            Opening[] grown = Arrays.copyOf(open, open.length + 1);
+            grown[open.length] = opening;
+            OPEN.set(grown);
+        }
+        return opening;
+    }
+
+    /** Whether a persistence context is open on this thread. */
+    public static boolean isOpen() {
+        return openSince() != NONE;
+    }
+
+    /** The sequence value drawn when the oldest context open on this thread opened, or {@link #NONE}. */
+    static long openSince() {
+        Opening[] open = OPEN.get();
+        if (open == null) {
+            return NONE;
+        }
+        open = keep(prune(open));
+        return open == null ? NONE : open[0].sequence;
+    }
+
+    /** Stores the openings of this thread; {@code null} clears it, so nothing is left behind on pooled threads. */
+    private static Opening[] keep(Opening[] open) {
+        if (open == null) {
+            OPEN.remove();
+        } else {
+            OPEN.set(open);
+        }
+        return open;
+    }
+
+    /** The openings still open, or {@code null} if none is. */
+    private static Opening[] prune(Opening[] open) {
+        if (open == null) {
+            return null;
+        }
+        int openCount = 0;
+        for (Opening opening : open) {
+            if (!opening.closed) {
+                openCount++;
+            }
+        }
+        if (openCount == open.length) {
+            return open;
+        }
+        if (openCount == 0) {
+            return null;
+        }
+        Opening[] kept = new Opening[openCount];
+        int i = 0;
+        for (Opening opening : open) {
+            if (!opening.closed) {
+                kept[i++] = opening;
+            }
+        }
+        return kept;
+    }
+
+    /** One persistence context's opening; {@link #close()} it when the context closes. */
+    public static final class Opening implements AutoCloseable {
+
+        private final long sequence;
+        private final Thread thread;
+        private volatile boolean closed;
+
+        private Opening(long sequence, Thread thread) {
+            this.sequence = sequence;
+            this.thread = thread;
+        }
+
+        /** The context closed: loads on its thread no longer stand for its opening. Idempotent, any thread. */
+        @Override
+        public void close() {
+            closed = true;
+            if (Thread.currentThread() == thread) {
+                keep(prune(OPEN.get()));
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "PersistenceContextReads.Opening[" + sequence + (closed ? ", closed]" : "]");
+        }
+    }
+}

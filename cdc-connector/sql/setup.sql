@@ -3,6 +3,8 @@
 -- Creates the heartbeat table (one row per connector; docs/contract.md, "Heartbeats") and the connector's
 -- database user with exactly the privileges it needs (docs/connector.md, "Database user"). Idempotent: run it
 -- again to change the password, or once more per further database whose tables the connector captures.
+-- A second connector gets its own user: run the script for it with its own @cdc_user and @cdc_password. A run
+-- with the first connector's user would set that user's password anew under the running connector.
 --
 -- Parameters are session variables, set before the script runs, for example with the client's --init-command:
 --

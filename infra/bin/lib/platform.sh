@@ -59,6 +59,31 @@ platform_require_free_port() {
 
 platform_http_ok() { curl -fsS -o /dev/null --max-time 2 "$1"; }
 
+# The command-line tools the scripts call themselves (the Java launcher finds MariaDB and Redis on its own).
+# Missing ones are installed with apt-get when CDC_INFRA_INSTALL_PACKAGES=true and running as root, the same
+# switch as the launcher's for mariadb-server; otherwise the run stops naming the install command.
+#   platform_require_tools TOOL...   (each tool's Debian package has the same name: curl, jq)
+platform_require_tools() {
+  local missing=() tool
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "${CDC_INFRA_INSTALL_PACKAGES:-false}" = true ] && [ "$(id -u)" = 0 ]; then
+    platform_log "installing ${missing[*]} (CDC_INFRA_INSTALL_PACKAGES=true) ..."
+    DEBIAN_FRONTEND=noninteractive apt-get update -q \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" \
+      || { platform_log "apt-get install ${missing[*]} failed"; return 1; }
+    for tool in "${missing[@]}"; do
+      command -v "$tool" >/dev/null 2>&1 || { platform_log "$tool is still missing after apt-get install"; return 1; }
+    done
+    return 0
+  fi
+  platform_log "${missing[*]} not found: install with 'sudo apt-get install -y ${missing[*]}'," \
+    "or run as root with CDC_INFRA_INSTALL_PACKAGES=true to let this script install them"
+  return 1
+}
+
 # Starts MariaDB (binlog on), Kafka (KRaft) and Redis through the infra launcher; exports their coordinates.
 # PLATFORM_INFRA_CLASSPATH, when set, is the launcher's classpath (default: the infra module's, resolved by Maven).
 platform_start_stack() {

@@ -239,7 +239,7 @@ class ComposeStackIT {
     }
 
     /**
-     * Issue 16, "less noise": no Kafka client configuration dumps at start-up, and with Kafka stopped for
+     * Little log noise: no Kafka client configuration dumps at start-up, and with Kafka stopped for
      * {@link #KAFKA_DOWN} only a handful of WARN/ERROR lines per application (no per-reconnect "Connection to node
      * ... could not be established" flood) from the outage until the recovery, while health and metrics show the
      * state the whole time and the recovery after it, and a change committed during the outage still reaches the

@@ -33,6 +33,10 @@ import org.junit.jupiter.api.Test;
  * heading (GitHub's anchor of it) or an explicit {@code id}/{@code name} of the target page. Links are read with
  * a CommonMark parser, so examples inside code blocks and code spans are not links. External links
  * ({@code http:}, {@code https:}, {@code mailto:}) are not fetched: the build runs without internet.
+ *
+ * <p>File names written in backticks are references too: every code span that by the rule of
+ * {@link BacktickedPaths} names a repository path ({@code `cdc-connector/sql/setup.sql`}, {@code `setup.sql`},
+ * {@code `infra/bin/local-run --exit-after-demo`}) must name an existing file or folder.
  */
 class DocumentationLinksTest {
 
@@ -64,6 +68,49 @@ class DocumentationLinksTest {
         }
         assertThat(broken).as("broken links").isEmpty();
         assertThat(checked).as("relative links checked").isGreaterThan(pages.size());
+    }
+
+    @Test
+    void everyFileNameWrittenInBackticksExists() throws IOException {
+        List<Path> pages = markdownFiles();
+        assertThat(pages).as("the pages the check covers").contains(Repository.root().resolve("CHANGELOG.md"));
+        BacktickedPaths rule = BacktickedPaths.of(Repository.root());
+        List<String> missing = new ArrayList<>();
+        for (Path page : pages) {
+            for (String problem : rule.missing(page, Files.readString(page))) {
+                missing.add(Repository.root().relativize(page) + ": " + problem);
+            }
+        }
+        assertThat(missing).as("file names in backticks that name nothing in the repository").isEmpty();
+    }
+
+    @Test
+    void theBacktickRuleFindsMissingPathsAndLeavesOtherCodeAlone() throws IOException {
+        BacktickedPaths rule = BacktickedPaths.of(Repository.root());
+        Path readme = Repository.root().resolve("README.md");
+        Path example = Repository.root().resolve("examples/coupon-lookup-service/README.md");
+        String sample = String.join("\n",
+                "Run `infra/bin/local-run --exit-after-demo` after `cdc-connector/sql/setup.sql`; see `docs/client.md#metrics`,",
+                "`docs/img/*.png`, `coupon-service/.../caching/hibernate`, `setup.sql` and `.ci/run`.",
+                "Broken: `cdc-connector/sql/no-such.sql`, `infra/bin/no-such-script --flag`, `docs/no-such/*.png`,",
+                "`infra/no-such/.../x.sh`, `src/main/resources/no-such.yml`, `NoSuchClass.java`, `no-such.sql`, `../../no-such`.",
+                "Not paths: `my.cnf`, `connector.yml`, `kafka-configs.sh`, `/actuator/health`, `/tmp/x.md`, `~/.m2/repository`,",
+                "`jdbc:mariadb://h/db.sql`, `cdc-connector/target/gone.jar`, `META-INF/spring-configuration-metadata.json`,",
+                "`db.table`, `cache.gets`, `caching/hibernate`, `GET /coupons/{id}`.",
+                "```",
+                "cat no-such.sql infra/no-such.yml",
+                "```");
+        assertThat(rule.missing(readme, sample)).containsExactly(
+                "`cdc-connector/sql/no-such.sql` names no file or folder of the repository",
+                "`infra/bin/no-such-script --flag` names no file or folder of the repository",
+                "`docs/no-such/*.png` names no file or folder of the repository",
+                "`infra/no-such/.../x.sh` names no file or folder of the repository",
+                "`src/main/resources/no-such.yml` names no file of the repository, relative to the page or inside a module",
+                "`NoSuchClass.java` is the name of no file in the repository",
+                "`no-such.sql` is the name of no file in the repository",
+                "`../../no-such` names no file or folder relative to the page");
+        assertThat(rule.missing(example, "`src/main/resources/application.yml`, `../../mvnw package`, `CouponLookup.java`"))
+                .as("paths relative to the page").isEmpty();
     }
 
     @Test

@@ -13,7 +13,7 @@ import java.util.Map;
 import org.springframework.stereotype.Service;
 
 /**
- * The seed's top endpoint and the reservation lookup: a place's coupons from the catalog (cached per
+ * The place coupon-progress endpoint and the reservation lookup: a place's coupons from the catalog (cached per
  * place and per coupon) joined with live progress counts (one query, never cached).
  */
 @Service

@@ -19,7 +19,7 @@ public class PlaceController {
     }
 
     /**
-     * The seed's busiest endpoint: the place's coupons with their attributes (cached) and live progress
+     * The place's coupons with their attributes (cached) and live progress
      * counts (database); 404 for an unknown place.
      */
     @GetMapping("/places/{placeId}/coupon-progresses")

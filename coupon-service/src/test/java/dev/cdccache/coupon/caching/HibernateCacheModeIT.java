@@ -136,8 +136,9 @@ class HibernateCacheModeIT {
     }
 
     /**
-     * Seed 000's bulk lookup through multi-load: no statement when every coupon is cached; otherwise one for the
-     * missing coupons and one for their attributes (two tables, each read once), whatever the number of misses.
+     * The bulk lookup ({@code GET /coupons?ids=}) through multi-load: no statement when every coupon is cached;
+     * otherwise one for the missing coupons and one for their attributes (two tables, each read once), whatever the
+     * number of misses.
      */
     @Test
     void bulkLookupRunsOneQueryPerTableForTheMissesAndNoneWhenAllHit() {

@@ -29,7 +29,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Issue 14's new-user trial as a test: the example service with the settings a new user gets wrong, against the
+ * A new user's first attempts as a test: the example service with the settings a new user gets wrong, against the
  * real pipeline (MariaDB, Kafka, the connector capturing coupon_db.coupon only). Each mistake must give a clear
  * start-up error or a state a load balancer sees (the readiness group docs/client.md recommends answering 503),
  * never a cache that looks fresh while nothing can evict it.

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14, key equality vs database equality: under a case-insensitive collation {@code abc10} and {@code ABC10}
+ * Key equality vs database equality: under a case-insensitive collation {@code abc10} and {@code ABC10}
  * are one row. With {@code key-normalization: lower-case} the cache folds the keys looked up and the keys derived
  * from events alike, so a cached "not found" of one spelling does not survive the insert of the other.
  */

@@ -8,7 +8,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param mode           batched (default) or per-item lookups
  * @param referenceCache whether reference data is read through the CDC-invalidated local caches (default);
- *                       {@code false} reads the tables on every lookup, the seed's measurement before caching
+ *                       {@code false} reads the tables on every lookup, the measurement without caching
  */
 @ConfigurationProperties("ticket.composition")
 public record CompositionProperties(@DefaultValue("batched") CompositionMode mode,

@@ -10,7 +10,7 @@ import dev.cdccache.ticketorchestrator.reference.TicketCategory;
 import dev.cdccache.ticketorchestrator.ticket.SeasonTicket;
 
 /**
- * The seed's naive composition: for every ticket, one lookup per reference type. Without the cache that is
+ * The naive composition: for every ticket, one lookup per reference type. Without the cache that is
  * 1 + 3 x pageSize queries per page (fewer when tickets have no car exchange); with it, one query per
  * distinct missing row. Kept for the load tests' comparison only.
  */

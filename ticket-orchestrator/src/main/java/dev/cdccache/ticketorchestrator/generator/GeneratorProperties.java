@@ -6,7 +6,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * Size and shape of the generated data set ({@code ticket.generator.*}). The defaults are the seed's volume:
+ * Size and shape of the generated data set ({@code ticket.generator.*}). The defaults give
  * about 5,000 tickets per lot.
  *
  * @param enabled          generate at start-up when the ticket table is empty (local run, load tests)

@@ -11,8 +11,8 @@ import dev.cdccache.client.InvalidatingCache;
 
 /**
  * Where composition reads one kind of reference data from: a CDC-invalidated local cache in front of its
- * table, or, when caching is switched off ({@code ticket.composition.reference-cache=false}, the seed's
- * "before" measurements), the table itself.
+ * table, or, when caching is switched off ({@code ticket.composition.reference-cache=false}, the
+ * measurements without caching), the table itself.
  *
  * <p>Thread-safe. Absent rows are never cached, so a row inserted later is found on the next read.
  *

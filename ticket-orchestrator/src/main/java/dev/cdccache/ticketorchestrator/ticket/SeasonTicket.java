@@ -3,8 +3,8 @@ package dev.cdccache.ticketorchestrator.ticket;
 import java.time.LocalDate;
 
 /**
- * A season ticket as stored: it refers to its reference data by id only (indirect references, as in the
- * seed's domain services). Tickets change often and are never cached.
+ * A season ticket as stored: it refers to its reference data by id only (indirect references, no
+ * foreign keys). Tickets change often and are never cached.
  *
  * @param id            primary key
  * @param parkingLotId  the lot the ticket is valid in

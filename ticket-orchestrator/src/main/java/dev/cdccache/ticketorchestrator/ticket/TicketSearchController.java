@@ -7,7 +7,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** {@code GET /tickets/search}: the seed's season-ticket search. */
+/** {@code GET /tickets/search}: the season-ticket search, a page of one parking lot's tickets in a period. */
 @RestController
 class TicketSearchController {
 

@@ -15,7 +15,7 @@ import dev.cdccache.ticketorchestrator.reference.ReferenceType;
 
 /**
  * How many SQL statements one search page costs, counted on the real database connection of the instance
- * (not assumed): batched composition against the naive per-item mode of the seed.
+ * (not assumed): batched composition against the naive per-item mode.
  */
 @ExtendWith(TicketStackExtension.class)
 class CompositionQueryCountIT {

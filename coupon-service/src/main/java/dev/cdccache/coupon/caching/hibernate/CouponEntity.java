@@ -26,8 +26,9 @@ import org.hibernate.annotations.NaturalIdCache;
 import org.hibernate.annotations.SQLOrder;
 
 /**
- * The {@code coupon} row, cached in Hibernate's second-level cache (the seed team's NONSTRICT_READ_WRITE), with
- * its attributes as a cached element collection. The service writes with SQL only; in this mode Hibernate only reads.
+ * The {@code coupon} row, cached in Hibernate's second-level cache (NONSTRICT_READ_WRITE, the usual setup of such a
+ * service), with its attributes as a cached element collection. The service writes with SQL only; in this mode
+ * Hibernate only reads.
  */
 @Entity
 @Table(name = "coupon")

@@ -11,9 +11,9 @@ import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 
 /**
- * Cache mode {@code hibernate}: the seed team's setup, JPA entities in Hibernate's second-level cache with local
- * regions and NONSTRICT_READ_WRITE, except that the regions are the invalidation client's caches, evicted by the
- * change stream ({@code CdcRegionFactory}), so no code here evicts anything:
+ * Cache mode {@code hibernate}: a usual setup of such a service, JPA entities in Hibernate's second-level cache with
+ * local regions and NONSTRICT_READ_WRITE, except that the regions are the invalidation client's caches, evicted by
+ * the change stream ({@code CdcRegionFactory}), so no code here evicts anything:
  * <ul>
  *   <li>coupons by id (entity region), their attributes (element-collection region, evicted by
  *       {@code coupon_attribute.coupon_id}), coupons by code (natural-id region);</li>

@@ -134,7 +134,7 @@ class NoStalePopulateTest {
     }
 
     /**
-     * Issue 14: Caffeine's clear() skips a bin whose compute of an absent key is in progress, so an evict-all
+     * Caffeine's clear() skips a bin whose compute of an absent key is in progress, so an evict-all
      * (TRUNCATE, evict: all caches, lost events) applied while a loaded value is being stored used to leave that
      * old value in the cache; the store now re-checks the generation after its compute.
      */
@@ -197,7 +197,7 @@ class NoStalePopulateTest {
     }
 
     /**
-     * Issue 14: an executor may accept a refresh and never run it (a discarding policy, a shutdown). That refresh
+     * An executor may accept a refresh and never run it (a discarding policy, a shutdown). That refresh
      * used to stay registered as the key's in-flight load, so every later miss of the key waited for it forever.
      */
     @Test

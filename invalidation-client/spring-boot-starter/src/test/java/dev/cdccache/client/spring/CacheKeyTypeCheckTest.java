@@ -14,7 +14,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Issue 14: a cache key type that can never equal the keys events evict is a start-up error, not a cache whose
+ * A cache key type that can never equal the keys events evict is a start-up error, not a cache whose
  * entries are silently never evicted (e.g. {@code Integer} ids over a {@code BIGINT} column: events evict
  * {@code Long}).
  */

@@ -35,7 +35,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Issue 14: a problem only an operator can fix (here a cache bound to a topic that does not exist: a misspelled
+ * A problem only an operator can fix (here a cache bound to a topic that does not exist: a misspelled
  * topic-prefix or table, or a table the connector does not capture) must be visible to a load balancer: the
  * client's health is DOWN and the recommended readiness group answers 503. Not fresh for a reason that clears by
  * itself stays DEGRADED, visible in the body, with the instance kept in service.

@@ -73,6 +73,47 @@ final class OpsFiles {
         return rules;
     }
 
+    static Path alertmanagerRouting() {
+        return Repository.root().resolve("ops/alertmanager/cdc-cache-routing.yml");
+    }
+
+    /** The Alertmanager routing and inhibit rules file, as a YAML map. */
+    static Map<String, Object> alertmanagerRoutingYaml() {
+        return new Yaml().load(read(alertmanagerRouting()));
+    }
+
+    /** A dashboard panel that shows data, and the row it sits under ({@code null} above the first row). */
+    record PlacedPanel(JsonNode panel, String row) {
+        String title() {
+            return panel.path("title").asString();
+        }
+    }
+
+    /**
+     * The dashboard's data panels with the row each one sits under: the nearest row above it in Grafana's layout
+     * (rows not collapsed keep their panels at the top level, placed by {@code gridPos}); panels inside a collapsed
+     * row belong to that row.
+     */
+    static List<PlacedPanel> placedPanels() {
+        List<JsonNode> panels = new ArrayList<>();
+        dashboardJson().path("panels").forEach(panels::add);
+        panels.sort(java.util.Comparator.comparingInt((JsonNode p) -> p.path("gridPos").path("y").asInt())
+                .thenComparingInt(p -> p.path("gridPos").path("x").asInt()));
+        List<PlacedPanel> placed = new ArrayList<>();
+        String row = null;
+        for (JsonNode panel : panels) {
+            if (panel.path("type").asString().equals("row")) {
+                row = panel.path("title").asString();
+                for (JsonNode inner : panel.path("panels")) {
+                    placed.add(new PlacedPanel(inner, row));
+                }
+            } else {
+                placed.add(new PlacedPanel(panel, row));
+            }
+        }
+        return placed;
+    }
+
     static JsonNode dashboardJson() {
         return JsonMapper.builder().build().readTree(read(dashboard()));
     }
@@ -84,9 +125,9 @@ final class OpsFiles {
             expressions.put("rule " + rule.get("alert"), String.valueOf(rule.get("expr")));
         }
         JsonNode dashboard = dashboardJson();
-        for (JsonNode panel : dashboard.path("panels")) {
-            for (JsonNode target : panel.path("targets")) {
-                expressions.put("panel '" + panel.path("title").asString() + "' " + target.path("refId").asString(),
+        for (PlacedPanel placed : placedPanels()) {
+            for (JsonNode target : placed.panel().path("targets")) {
+                expressions.put("panel '" + placed.title() + "' " + target.path("refId").asString(),
                         target.path("expr").asString());
             }
         }
@@ -214,6 +255,39 @@ final class OpsFiles {
             throw new UncheckedIOException(e);
         }
     }
+
+    /**
+     * The sections of a Markdown text by the GitHub anchor of their heading: each heading's text up to the next
+     * heading of the same or a higher level.
+     */
+    static Map<String, String> sectionsByAnchor(String markdown) {
+        Map<String, String> sections = new LinkedHashMap<>();
+        String[] lines = markdown.split("\n", -1);
+        boolean fenced = false;
+        for (int i = 0; i < lines.length; i++) {
+            fenced ^= lines[i].startsWith("```");
+            java.util.regex.Matcher heading = HEADING.matcher(lines[i]);
+            if (fenced || !heading.matches()) {
+                continue;
+            }
+            int level = heading.group(1).length();
+            StringBuilder body = new StringBuilder();
+            boolean innerFence = false;
+            for (int j = i + 1; j < lines.length; j++) {
+                innerFence ^= lines[j].startsWith("```");
+                java.util.regex.Matcher next = HEADING.matcher(lines[j]);
+                if (!innerFence && next.matches() && next.group(1).length() <= level) {
+                    break;
+                }
+                body.append(lines[j]).append('\n');
+            }
+            Set<String> anchor = DocumentationLinksTest.anchors(lines[i]);
+            sections.putIfAbsent(anchor.iterator().next(), body.toString());
+        }
+        return sections;
+    }
+
+    private static final Pattern HEADING = Pattern.compile("(#{1,6})\\s+(.*)");
 
     /** The {@code docs/operations.md#anchor} references in a text (rule annotations, panel descriptions). */
     static Set<String> operationsAnchors(String text) {

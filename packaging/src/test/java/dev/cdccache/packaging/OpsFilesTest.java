@@ -19,7 +19,10 @@ import tools.jackson.databind.JsonNode;
  * The operations files (ops/) are well-formed and documented: the alert rules are valid Prometheus rule files
  * (what {@code promtool check rules} checks on structure, without the binary: the build runs where Prometheus is
  * not installed), every expression of the rules and the dashboard reads as PromQL selectors, every metric they name
- * is in docs/operations.md, and every docs/operations.md anchor they point to exists. That the applications
+ * is in docs/operations.md and defined by a meter of the code, every docs/operations.md anchor they point to exists,
+ * every alert has a runbook section that says what to do, every dashboard panel filters by the variable of its side
+ * (service instances or connectors) under a row of that side, and the Alertmanager inhibit rules keep a connector
+ * outage from paging once per client instance. That the applications
  * really export those metrics is ComposeStackIT's {@code everyMetricTheDashboardAndTheAlertRulesNameIsExported}.
  */
 class OpsFilesTest {
@@ -28,6 +31,11 @@ class OpsFilesTest {
     private static final Pattern DURATION = Pattern.compile("(\\d+(ms|s|m|h|d|w|y))+");
     private static final Pattern ALERT_NAME = Pattern.compile("[A-Z][A-Za-z0-9]+");
     private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
+    private static final Pattern RUNBOOK = Pattern.compile("docs/operations\\.md#[a-z0-9_-]+");
+    private static final Pattern METER_NAME = Pattern.compile("\"(cdc\\.(?:client|connector)\\.[a-z.]+)\"");
+    /** The dashboard variables that select service instances and connector instances. */
+    private static final String CLIENT_VARIABLE = "instance";
+    private static final String CONNECTOR_VARIABLE = "connector";
 
     @Test
     @SuppressWarnings("unchecked")
@@ -128,9 +136,116 @@ class OpsFilesTest {
     @Test
     void theOperationsAnchorsTheyPointToExist() throws IOException {
         Set<String> anchors = DocumentationLinksTest.anchors(Files.readString(Repository.root().resolve("docs/operations.md")));
-        Set<String> referenced = OpsFiles.operationsAnchors(Files.readString(OpsFiles.rules()) + Files.readString(OpsFiles.dashboard()));
+        Set<String> referenced = OpsFiles.operationsAnchors(Files.readString(OpsFiles.rules()) + Files.readString(OpsFiles.dashboard())
+                + Files.readString(OpsFiles.alertmanagerRouting()));
         assertThat(referenced).isNotEmpty();
         assertThat(anchors).containsAll(referenced);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyAlertHasASummaryADescriptionAndARunbookSectionThatSaysWhatToDo() throws IOException {
+        String operations = Files.readString(Repository.root().resolve("docs/operations.md"));
+        Map<String, String> sections = OpsFiles.sectionsByAnchor(operations);
+        for (Map<String, Object> rule : OpsFiles.alertRules()) {
+            String alert = (String) rule.get("alert");
+            Map<String, Object> annotations = (Map<String, Object>) rule.get("annotations");
+            assertThat(annotations).as(alert + ": annotations").containsKeys("summary", "description", "runbook_url");
+            assertThat(String.valueOf(annotations.get("summary"))).as(alert + ": summary").isNotBlank();
+            assertThat(String.valueOf(annotations.get("description"))).as(alert + ": description").isNotBlank();
+            String runbook = String.valueOf(annotations.get("runbook_url"));
+            assertThat(runbook).as(alert + ": runbook_url").matches(RUNBOOK);
+            String anchor = runbook.substring(runbook.indexOf('#') + 1);
+            assertThat(sections).as(alert + ": heading of " + runbook + " in docs/operations.md").containsKey(anchor);
+            assertThat(sections.get(anchor)).as(alert + ": section " + anchor + " says what to do").contains("**Do:**");
+        }
+    }
+
+    @Test
+    void everyClientPanelFollowsTheInstanceVariableUnderAClientRowAndEveryConnectorPanelItsOwn() {
+        JsonNode dashboard = OpsFiles.dashboardJson();
+        Map<String, String> variables = new java.util.HashMap<>();
+        for (JsonNode variable : dashboard.path("templating").path("list")) {
+            variables.put(variable.path("name").asString(), variable.path("query").asString());
+        }
+        assertThat(variables.get(CLIENT_VARIABLE)).as("variable " + CLIENT_VARIABLE).contains("cdc_client_");
+        assertThat(variables.get(CONNECTOR_VARIABLE)).as("variable " + CONNECTOR_VARIABLE).contains("cdc_connector_");
+        List<OpsFiles.PlacedPanel> panels = OpsFiles.placedPanels();
+        assertThat(panels).isNotEmpty();
+        Set<String> sides = new HashSet<>();
+        for (OpsFiles.PlacedPanel placed : panels) {
+            List<Selector> selectors = new ArrayList<>();
+            placed.panel().path("targets").forEach(t -> selectors.addAll(OpsFiles.selectors(t.path("expr").asString(), placed.title())));
+            Set<String> side = new HashSet<>();
+            selectors.forEach(selector -> side.add(side(selector.metric())));
+            assertThat(side).as(placed.title() + ": shows client or connector metrics, not both").hasSize(1);
+            String panelSide = side.iterator().next();
+            sides.add(panelSide);
+            String variable = panelSide.equals("client") ? CLIENT_VARIABLE : CONNECTOR_VARIABLE;
+            String rowPrefix = panelSide.equals("client") ? "Client" : "Connector";
+            assertThat(placed.row()).as(placed.title() + ": row").isNotNull().startsWith(rowPrefix);
+            for (Selector selector : selectors) {
+                assertThat(selector.matchers()).as(placed.title() + ": " + selector.metric() + " filtered by $" + variable)
+                        .contains(new LabelMatcher("instance", "=~", "$" + variable));
+            }
+        }
+        assertThat(sides).containsExactlyInAnyOrder("client", "connector");
+    }
+
+    @Test
+    void aConnectorOutageInhibitsTheClientAlertsItCausesAndClientAlertsAreNotGroupedByInstance() {
+        Set<String> alerts = new HashSet<>();
+        OpsFiles.alertRules().forEach(rule -> alerts.add((String) rule.get("alert")));
+        AlertmanagerRouting routing = AlertmanagerRouting.read(OpsFiles.alertmanagerRoutingYaml(), alerts);
+
+        for (String outage : List.of("CdcConnectorDown", "CdcConnectorNotStreaming", "CdcConnectorNotPublishing")) {
+            for (String consequence : List.of("CdcClientNotFresh", "CdcClientCacheNotFresh", "CdcClientWatermarkOld",
+                    "CdcClientInvalidationLagHigh", "CdcClientConsumerLagging")) {
+                assertThat(routing.inhibits(outage, consequence)).as(outage + " inhibits " + consequence).isTrue();
+            }
+            assertThat(routing.inhibits(outage, "CdcClientEventsLost")).as(outage + " leaves lost events alone").isFalse();
+        }
+        assertThat(routing.inhibits("CdcConnectorEpochChanged", "CdcClientEpochChanged")).isTrue();
+        assertThat(routing.inhibits("CdcClientNotFresh", "CdcConnectorDown")).as("never the other way round").isFalse();
+        for (String client : alerts.stream().filter(a -> a.startsWith("CdcClient")).toList()) {
+            assertThat(routing.groupBy(client)).as(client + ": group_by").contains("alertname", "cache")
+                    .doesNotContain("instance");
+        }
+        assertThat(routing.groupBy("CdcConnectorDown")).contains("alertname", "instance");
+    }
+
+    @Test
+    void everyCdcMetricTheyNameIsDefinedInTheCode() throws IOException {
+        Set<String> defined = new HashSet<>();
+        for (String module : List.of("cdc-connector/src/main/java", "invalidation-client/core/src/main/java")) {
+            try (var files = Files.walk(Repository.root().resolve(module))) {
+                for (var file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+                    java.util.regex.Matcher m = METER_NAME.matcher(Files.readString(file));
+                    while (m.find()) {
+                        defined.add(m.group(1).replace('.', '_'));
+                    }
+                }
+            }
+        }
+        List<String> undefined = new ArrayList<>();
+        for (String metric : OpsFiles.metricNames()) {
+            String meter = metric.replaceAll("_(bucket|count|sum|max)$", "").replaceAll("_(total|seconds)$", "");
+            if (metric.startsWith("cdc_") && !defined.contains(meter)) {
+                undefined.add(metric);
+            }
+        }
+        assertThat(defined).contains("cdc_connector_epoch_changes", "cdc_client_fresh");
+        assertThat(undefined).as("cdc metrics of ops/ that no meter of the code defines").isEmpty();
+    }
+
+    private static String side(String metric) {
+        if (metric.startsWith("cdc_connector_")) {
+            return "connector";
+        }
+        if (metric.startsWith("cdc_client_") || metric.startsWith("cache_")) {
+            return "client";
+        }
+        return "other: " + metric;
     }
 
     private static boolean balanced(String expr) {

@@ -17,6 +17,7 @@ import dev.cdccache.connector.health.EngineHealthIndicator;
 import dev.cdccache.connector.health.KafkaHealthIndicator;
 import dev.cdccache.connector.kafka.KafkaClients;
 import dev.cdccache.connector.lease.ConnectorLease;
+import dev.cdccache.connector.metrics.EpochMetrics;
 import dev.cdccache.connector.metrics.PublishMetrics;
 import dev.cdccache.connector.oversize.OversizedEvents;
 import dev.cdccache.connector.publish.ChangeEventSerializer;
@@ -112,8 +113,8 @@ class ConnectorConfiguration {
         }
 
         @Bean
-        ContinuityState continuityState() {
-            return new ContinuityState();
+        ContinuityState continuityState(MeterRegistry registry) {
+            return new ContinuityState(new EpochMetrics(registry)::epochStarted);
         }
 
         @Bean

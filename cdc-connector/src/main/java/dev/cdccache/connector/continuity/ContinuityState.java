@@ -4,12 +4,14 @@ import java.time.Clock;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The connector's current {@link Continuity}, set by {@link ContinuityCheck} before the engine starts and read by
- * the heartbeat writer and health. Thread-safe.
+ * the heartbeat writer and health. Every epoch it starts (not one it resumes) is handed to a listener, the
+ * connector's metrics. Thread-safe.
  */
 public final class ContinuityState {
 
@@ -17,11 +19,30 @@ public final class ContinuityState {
 
     private final AtomicReference<Continuity> current = new AtomicReference<>();
     private final AtomicReference<String> engineFailure = new AtomicReference<>();
+    private final Consumer<Continuity> onNewEpoch;
+
+    /** A state that tells nobody about new epochs. */
+    public ContinuityState() {
+        this(continuity -> { });
+    }
+
+    /**
+     * @param onNewEpoch called with every continuity whose epoch this process started (a first start, a gap, a
+     *     statement in the binlog), not with one that resumed the stored epoch; called on the thread that set it
+     */
+    public ContinuityState(Consumer<Continuity> onNewEpoch) {
+        this.onNewEpoch = onNewEpoch;
+    }
 
     /** Records the verdict of a start-up check. */
     public void set(Continuity continuity) {
-        current.set(continuity);
+        Continuity previous = current.getAndSet(continuity);
         engineFailure.set(null);
+        boolean started = continuity.verdict() != Continuity.Verdict.RESUMED
+                && (previous == null || !previous.epoch().equals(continuity.epoch()));
+        if (started) {
+            onNewEpoch.accept(continuity);
+        }
     }
 
     /** The verdict of the last start-up check, empty before the first. */
@@ -59,6 +80,7 @@ public final class ContinuityState {
                         + " every such statement drops the clients' caches of the captured tables.",
                 clock.instant());
         current.set(renewed);
+        onNewEpoch.accept(renewed);
         LOG.error("Continuity gap: {} What to do: {}", renewed.message(), renewed.action());
         return epoch;
     }

@@ -31,7 +31,7 @@ final class PositionProver {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChangeConsumer.class);
     /** Reason tag of caches evicted because their watermark moved again after a gap longer than max-staleness. */
-    static final String FRESHNESS_GAP = "freshness_gap";
+    static final String FRESHNESS_GAP = ClientMetrics.FRESHNESS_GAP;
     static final long UNKNOWN = Long.MIN_VALUE;
 
     /**

@@ -2,6 +2,7 @@ package dev.cdccache.client.metrics;
 
 import dev.cdccache.client.Internal;
 import com.github.benmanes.caffeine.cache.Cache;
+import dev.cdccache.client.staleness.HeartbeatCoverage;
 import dev.cdccache.client.staleness.StalenessGuard;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -14,6 +15,7 @@ import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -53,11 +55,19 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@code cdc.client.staleness.check.overruns} (counter): with {@code staleness-check: scheduled}, runs
  *       of the background check that came later than {@code staleness-check-slack}, so that hits before them
  *       may have been served past the bound. Alert on any increase.</li>
+ *   <li>{@code cdc.client.unproven.evictions} (counter; reason=epoch_change|new_coverage|freshness_gap): caches
+ *       evicted entirely because their entries could not be proven; every reason registered at 0 from the start.</li>
  *   <li>{@code cache.*} (tags cache=name): Caffeine statistics via {@link CaffeineCacheMetrics}.</li>
  * </ul>
  */
 @Internal
 public final class ClientMetrics {
+
+    /** Reason tag of caches evicted because their watermark moved again after a gap longer than max-staleness. */
+    public static final String FRESHNESS_GAP = "freshness_gap";
+    /** Every reason of {@code cdc.client.unproven.evictions}, registered (at 0) from the start. */
+    private static final List<String> UNPROVEN_REASONS = List.of(HeartbeatCoverage.ResetReason.EPOCH_CHANGE.tag(),
+            HeartbeatCoverage.ResetReason.NEW_COVERAGE.tag(), FRESHNESS_GAP);
 
     private final MeterRegistry registry;
     private final Tags commonTags;
@@ -118,6 +128,11 @@ public final class ClientMetrics {
                 .baseUnit("seconds")
                 .description("How far the most skewed connector's database clock is measurably ahead of this host's")
                 .register(this.registry);
+        // registered at 0 so that an alert on any increase sees the first eviction too (a series that appears
+        // already at 1 shows no increase in Prometheus)
+        for (String reason : UNPROVEN_REASONS) {
+            unprovenCounter(reason);
+        }
         FunctionCounter.builder("cdc.client.staleness.check.overruns", guard, StalenessGuard::overruns)
                 .tags(commonTags)
                 .description("Scheduled staleness checks that ran later than the slack (the bound may have been exceeded)")
@@ -198,10 +213,14 @@ public final class ClientMetrics {
      * longer than max-staleness).
      */
     public void unprovenEvicted(String reason, int caches) {
-        unproven.computeIfAbsent(reason, r -> Counter.builder("cdc.client.unproven.evictions").tags(commonTags)
-                .tag("reason", r).description("Caches evicted entirely because their entries could not be proven")
-                .register(registry)).increment(caches);
+        unprovenCounter(reason).increment(caches);
         unprovenCounts.computeIfAbsent(reason, r -> new LongAdder()).add(caches);
+    }
+
+    private Counter unprovenCounter(String reason) {
+        return unproven.computeIfAbsent(reason, r -> Counter.builder("cdc.client.unproven.evictions").tags(commonTags)
+                .tag("reason", r).description("Caches evicted entirely because their entries could not be proven")
+                .register(registry));
     }
 
     /** Caches evicted so far for {@code reason} (see {@link #unprovenEvicted}), for tests and health details. */

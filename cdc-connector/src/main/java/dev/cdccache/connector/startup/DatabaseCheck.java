@@ -160,8 +160,7 @@ public final class DatabaseCheck {
                     + " FULL. With " + rowImage + " an update or delete event leaves out columns ("
                     + ("NOBLOB".equalsIgnoreCase(rowImage) ? "unchanged BLOB and TEXT columns"
                             : "every column but the changed ones and the primary key")
-                    + "): clients could not evict the caches keyed by them, and Debezium cannot build the event it"
-                    + " publishes from such a row.",
+                    + "): clients could not evict the caches keyed by the missing columns.",
                     rowImageFix());
         }
     }
@@ -237,43 +236,53 @@ public final class DatabaseCheck {
     }
 
     /**
-     * Every captured table has a primary key. Its columns are the record key of every change of the table: the key
-     * keeps all changes of one row in one partition, in commit order (docs/contract.md), and an oversized event is
-     * reduced to it. Without a primary key Debezium publishes the changes without a key, spread over the partitions,
-     * and a reduced event keeps no column a cache could be evicted by. The connector has no setting that names other
-     * key columns ({@code message.key.columns} is refused), so the table itself must have one.
+     * Every captured table has a record key: its primary key, or else a unique key whose columns are all NOT NULL,
+     * which Debezium's DDL parser then takes for the primary key (as InnoDB does for its clustered index). The record
+     * key keeps all changes of one row in one partition, in commit order (docs/contract.md), and an oversized event is
+     * reduced to it. Without one Debezium publishes the changes without a key, spread over the partitions, and a
+     * reduced event keeps no column a cache could be evicted by. The connector has no setting that names other key
+     * columns ({@code message.key.columns} is refused), so the table itself must have one.
      */
     public void verifyPrimaryKeys(Connection connection) throws SQLException {
         List<String> without = new ArrayList<>();
-        // KEY_COLUMN_USAGE, not TABLE_CONSTRAINTS: MariaDB shows the latter only to users with more than SELECT
-        try (PreparedStatement query = connection.prepareStatement("SELECT CONSTRAINT_NAME, COLUMN_NAME"
-                + " FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?"
-                + " AND REFERENCED_TABLE_NAME IS NULL ORDER BY CONSTRAINT_NAME, ORDINAL_POSITION")) {
+        // KEY_COLUMN_USAGE, not TABLE_CONSTRAINTS: MariaDB shows the latter only to users with more than SELECT. Its
+        // rows without a referenced table are the primary and unique keys.
+        try (PreparedStatement query = connection.prepareStatement("SELECT k.CONSTRAINT_NAME, k.COLUMN_NAME, c.IS_NULLABLE"
+                + " FROM information_schema.KEY_COLUMN_USAGE k JOIN information_schema.COLUMNS c"
+                + " ON c.TABLE_SCHEMA = k.TABLE_SCHEMA AND c.TABLE_NAME = k.TABLE_NAME AND c.COLUMN_NAME = k.COLUMN_NAME"
+                + " WHERE k.TABLE_SCHEMA = ? AND k.TABLE_NAME = ? AND k.REFERENCED_TABLE_NAME IS NULL"
+                + " ORDER BY k.CONSTRAINT_NAME, k.ORDINAL_POSITION")) {
             for (CapturedTable table : dataTables) {
                 query.setString(1, table.database());
                 query.setString(2, table.table());
                 Map<String, List<String>> keys = new LinkedHashMap<>();
+                Set<String> nullable = new HashSet<>();
                 try (ResultSet rs = query.executeQuery()) {
                     while (rs.next()) {
                         keys.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
+                        if ("YES".equalsIgnoreCase(rs.getString(3))) {
+                            nullable.add(rs.getString(1));
+                        }
                     }
                 }
-                if (!keys.containsKey("PRIMARY")) {
+                boolean keyed = keys.containsKey("PRIMARY") || keys.keySet().stream().anyMatch(k -> !nullable.contains(k));
+                if (!keyed) {
                     without.add(table.qualifiedName() + keys.entrySet().stream().findFirst()
                             .map(unique -> " (its unique key " + unique.getKey() + " on " + String.join(", ", unique.getValue())
-                                    + " could become it)").orElse(""));
+                                    + " would do once those columns are NOT NULL)").orElse(""));
                 }
             }
         }
         if (!without.isEmpty()) {
             throw new StartupCheckException("Captured table(s) without a primary key on " + where() + ": "
                     + String.join(", ", without) + ". The connector publishes every change keyed by the row's primary"
-                    + " key, which keeps the changes of one row in order and is what an oversized event is reduced to;"
-                    + " without one the changes go out without a key, spread over the partitions.",
+                    + " key (or a unique key on NOT NULL columns), which keeps the changes of one row in order and is"
+                    + " what an oversized event is reduced to; without one the changes go out without a key, spread"
+                    + " over the partitions.",
                     "Give each a primary key on the columns that identify a row: ALTER TABLE <database>.<table> ADD"
-                            + " PRIMARY KEY (<columns>); (the columns of a unique key must be NOT NULL first). Or remove"
-                            + " the table from cdc.connector.tables: caches of its rows are then not invalidated, so do"
-                            + " not cache them.");
+                            + " PRIMARY KEY (<columns>); (or make the columns of a unique key NOT NULL). Or remove the"
+                            + " table from cdc.connector.tables: caches of its rows are then not invalidated, so do not"
+                            + " cache them.");
         }
     }
 

@@ -199,35 +199,48 @@ class MySqlDatabaseCheckTest {
 
     @Test
     void aCapturedTableWithAPrimaryKeyPasses() {
-        RecordedServer server = keys(Rows.of("CONSTRAINT_NAME", "COLUMN_NAME").row("PRIMARY", "id").row("code", "code"));
+        RecordedServer server = keys(keyRows().row("PRIMARY", "id", "NO").row("code", "code", "YES"));
         assertThatCode(() -> check(Flavor.MYSQL, COUPON).verifyPrimaryKeys(server.connection())).doesNotThrowAnyException();
     }
 
     @Test
-    void aCapturedTableWithoutAPrimaryKeyIsRefusedNamingAUniqueKeyThatCouldBecomeIt() {
-        RecordedServer server = keys(Rows.of("CONSTRAINT_NAME", "COLUMN_NAME").row("uq_place_code", "place_id")
-                .row("uq_place_code", "code"));
+    void aUniqueKeyOnNotNullColumnsServesAsThePrimaryKeyAsDebeziumTakesItForOne() {
+        RecordedServer server = keys(keyRows().row("uq_place_code", "place_id", "NO").row("uq_place_code", "code", "NO"));
+        assertThatCode(() -> check(Flavor.MYSQL, COUPON).verifyPrimaryKeys(server.connection())).doesNotThrowAnyException();
+    }
+
+    @Test
+    void aCapturedTableWithOnlyANullableUniqueKeyIsRefusedNamingTheKeyThatCouldServe() {
+        RecordedServer server = keys(keyRows().row("uq_place_code", "place_id", "NO").row("uq_place_code", "code", "YES"));
         StartupCheckException refused = catchThrowableOfType(StartupCheckException.class,
                 () -> check(Flavor.MYSQL, COUPON).verifyPrimaryKeys(server.connection()));
         assertThat(refused).as("refused").isNotNull();
         assertThat(refused.getMessage()).contains("Captured table(s) without a primary key on mysql.example.com:3306:"
-                + " shop.coupon (its unique key uq_place_code on place_id, code could become it)");
+                + " shop.coupon (its unique key uq_place_code on place_id, code would do once those columns are NOT NULL)");
         assertThat(refused.fix()).contains("ALTER TABLE <database>.<table> ADD PRIMARY KEY (<columns>);",
                 "remove the table from cdc.connector.tables");
     }
 
     @Test
     void aCapturedTableWithNoKeyAtAllIsRefused() {
-        RecordedServer server = keys(Rows.of("CONSTRAINT_NAME", "COLUMN_NAME"));
+        RecordedServer server = keys(keyRows());
         StartupCheckException refused = catchThrowableOfType(StartupCheckException.class,
                 () -> check(Flavor.MYSQL, COUPON).verifyPrimaryKeys(server.connection()));
         assertThat(refused.getMessage()).contains(": shop.coupon. The connector publishes every change keyed by the"
                 + " row's primary key");
     }
 
-    /** MySQL's KEY_COLUMN_USAGE for shop.coupon: a primary key is the constraint named PRIMARY, as on MariaDB. */
+    private static Rows keyRows() {
+        return Rows.of("CONSTRAINT_NAME", "COLUMN_NAME", "IS_NULLABLE");
+    }
+
+    /**
+     * MySQL's KEY_COLUMN_USAGE joined with COLUMNS for shop.coupon: a primary key is the constraint named PRIMARY, a
+     * unique key is named after its index, IS_NULLABLE is YES or NO.
+     */
     private static RecordedServer keys(Rows rows) {
-        return new RecordedServer().answer("SELECT CONSTRAINT_NAME, COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE"
-                + " WHERE TABLE_SCHEMA = 'shop' AND TABLE_NAME = 'coupon' AND REFERENCED_TABLE_NAME IS NULL ORDER BY .*", rows);
+        return new RecordedServer().answer("SELECT k.CONSTRAINT_NAME, k.COLUMN_NAME, c.IS_NULLABLE FROM"
+                + " information_schema.KEY_COLUMN_USAGE k JOIN information_schema.COLUMNS c .* WHERE k.TABLE_SCHEMA = 'shop'"
+                + " AND k.TABLE_NAME = 'coupon' AND k.REFERENCED_TABLE_NAME IS NULL ORDER BY .*", rows);
     }
 }

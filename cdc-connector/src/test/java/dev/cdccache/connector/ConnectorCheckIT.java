@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code cdc-connector check} against a real MariaDB and Kafka: a database set up with {@code setup.sql} passes, and
  * once the connector runs a heartbeat goes through the whole pipeline (and fails to once it stopped); a flavor
- * mismatch, a statement-based binlog and a missing grant each fail with the fix.
+ * mismatch, a statement-based binlog, MINIMAL row images, a captured table without a primary key and a missing grant
+ * each fail with the fix.
  */
 @ExtendWith(LocalStackExtension.class)
 class ConnectorCheckIT {
@@ -131,10 +132,39 @@ class ConnectorCheckIT {
             Result result = check("--no-probe");
             assertThat(result.exitCode()).as(result.output()).isEqualTo(1);
             assertThat(result.output()).contains("[FAIL] grants", "UPDATE ON cdc_meta.heartbeat (heartbeat table)")
+                    .contains("run cdc-connector/sql/setup.sql", "mariadb -h " + stack.mariaDb().host(),
+                            "@cdc_user='" + USER + "'")
                     .contains("[ok  ] kafka"); // goes on after a problem
         } finally {
             runSetupScript(stack.mariaDb());
         }
+    }
+
+    @Test
+    void minimalRowImagesFailWithSetGlobalAndTheConfigurationLine() {
+        stack.mariaDb().execute(null, "SET GLOBAL binlog_row_image = 'MINIMAL'");
+        try {
+            Result result = check("--no-probe");
+            assertThat(result.exitCode()).as(result.output()).isEqualTo(1);
+            assertThat(result.output()).contains("[FAIL] binlog", "binlog_row_image is MINIMAL",
+                    "SET GLOBAL binlog_row_image = 'FULL';", "binlog_row_image=FULL under [mysqld]");
+        } finally {
+            stack.mariaDb().execute(null, "SET GLOBAL binlog_row_image = 'FULL'");
+        }
+    }
+
+    @Test
+    void aCapturedTableWithoutAPrimaryKeyFailsNamingTheUniqueKeyThatCouldBecomeIt() {
+        stack.mariaDb().execute(DB, "CREATE TABLE IF NOT EXISTS keyless (code VARCHAR(20), name VARCHAR(100),"
+                + " UNIQUE KEY uq_code (code))");
+        stack.mariaDb().execute(DB, "CREATE TABLE IF NOT EXISTS unique_keyed (code VARCHAR(20) NOT NULL, name VARCHAR(100),"
+                + " UNIQUE KEY uq_code (code))");
+        Result result = check("--no-probe", "--cdc.connector.tables=" + DB + ".product," + DB + ".keyless," + DB
+                + ".unique_keyed");
+        assertThat(result.exitCode()).as(result.output()).isEqualTo(1);
+        assertThat(result.output()).contains("[FAIL] tables", "ADD PRIMARY KEY").containsPattern("without a primary key"
+                + " on [^ ]+: " + DB + "\\.keyless \\(its unique key uq_code on code would do once those columns are NOT"
+                + " NULL\\)\\. The connector publishes"); // neither product (primary key) nor unique_keyed (NOT NULL)
     }
 
     private Result check(String... extra) {

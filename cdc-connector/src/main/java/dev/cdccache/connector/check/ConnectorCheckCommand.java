@@ -31,8 +31,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * cluster without starting the stream, prints what to fix, and exits 0 when nothing is wrong, 1 on any problem, 2 on
  * a usage error.
  *
- * <p>It runs the connector's own start-up checks (binlog settings, grants, captured and heartbeat tables, key
- * columns, Kafka reachable, compacted change topics) and adds what those leave to the operator: the server's flavor
+ * <p>It runs the connector's own start-up checks (binlog settings, grants, captured and heartbeat tables, primary
+ * keys, key columns, Kafka reachable, compacted change topics) and adds what those leave to the operator: the server's flavor
  * against the configured one, {@code server_id}, binlog retention, GTIDs, and the Kafka principal's permissions on
  * every topic the connector uses. Unlike start-up it goes on after a problem, so that one run lists all of them.
  * Last, when the connector runs, one heartbeat is sent through the whole pipeline ({@link HeartbeatProbe}).
@@ -172,8 +172,10 @@ public final class ConnectorCheckCommand {
             step("grants", "user '" + database.getUser() + "' holds what the connector needs",
                     () -> check.verifyPrivileges(connection));
             step("tables", settings.dataTables().size() + " captured table(s)" + settings.heartbeatTable()
-                    .map(t -> " and the heartbeat table " + t.qualifiedName()).orElse("") + " exist", () -> {
+                    .map(t -> " and the heartbeat table " + t.qualifiedName()).orElse("") + " exist, each captured table"
+                    + " with a primary key", () -> {
                         check.verifyTablesExist(connection);
+                        check.verifyPrimaryKeys(connection);
                         KeyColumnCheck.of(properties, settings.capturedTables()).verify(connection);
                     });
             if (settings.heartbeatTable().isEmpty()) {

@@ -13,6 +13,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,8 +28,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Checks, before the engine starts, what Debezium would otherwise report late or cryptically: the
  * database is reachable with the configured credentials, the binlog is on in ROW format with full
- * row images, the user holds the replication privileges, every captured table exists, no setting masks,
- * hashes or truncates a key column ({@link KeyColumnCheck}), and a replica's heartbeat is written on its primary
+ * row images, the user holds the replication privileges, every captured table exists and has a primary key, no
+ * setting masks, hashes or truncates a key column ({@link KeyColumnCheck}), and a replica's heartbeat is written on its primary
  * ({@link ReplicaCheck}).
  */
 public final class DatabaseCheck {
@@ -116,6 +117,7 @@ public final class DatabaseCheck {
             verifyBinlog(connection);
             verifyPrivileges(connection);
             verifyTablesExist(connection);
+            verifyPrimaryKeys(connection);
             if (keyColumns.isPresent()) {
                 keyColumns.get().verify(connection);
             }
@@ -154,10 +156,24 @@ public final class DatabaseCheck {
         }
         String rowImage = variables.getOrDefault("binlog_row_image", "FULL");
         if (!"FULL".equalsIgnoreCase(rowImage)) {
-            throw new StartupCheckException("binlog_row_image is " + rowImage + " on " + where()
-                    + "; events would lack the before/after values of unchanged columns.",
-                    "Set binlog_row_image=FULL in the server's configuration and restart the server.");
+            throw new StartupCheckException("binlog_row_image is " + rowImage + " on " + where() + "; the connector needs"
+                    + " FULL. With " + rowImage + " an update or delete event leaves out columns ("
+                    + ("NOBLOB".equalsIgnoreCase(rowImage) ? "unchanged BLOB and TEXT columns"
+                            : "every column but the changed ones and the primary key")
+                    + "): clients could not evict the caches keyed by the missing columns.",
+                    rowImageFix());
         }
+    }
+
+    /** How to turn full row images on, and what to do about events already logged without them. */
+    static String rowImageFix() {
+        return "As an administrator run SET GLOBAL binlog_row_image = 'FULL'; (on MySQL 8, SET PERSIST keeps it over"
+                + " restarts) and add binlog_row_image=FULL under [mysqld] (MariaDB: [mariadb]) in the server's"
+                + " configuration file, so that a restart keeps it. The setting is per session: sessions already open"
+                + " keep logging their old images until they reconnect, so restart or recycle the writers' connection"
+                + " pools. If the connector already stopped on an event logged without full images, delete its stored"
+                + " offsets and start it again: it starts at the current position under a new epoch, and clients drop"
+                + " the entries those events would have evicted (docs/connector.md, \"Row images other than FULL\").";
     }
 
     /** The user holds the replication privileges, SELECT on the captured tables and the heartbeat's. */
@@ -192,10 +208,9 @@ public final class DatabaseCheck {
         if (!missing.isEmpty()) {
             throw new StartupCheckException("User '" + database.getUser() + "' lacks privileges the connector needs on "
                     + where() + ": " + String.join(", ", missing) + ".",
-                    "As an administrator, run cdc-connector/sql/setup.sql once for every captured database (mariadb"
-                            + " --init-command=\"SET @cdc_database='<database>', @cdc_user='" + database.getUser()
-                            + "', @cdc_password='...'\" < cdc-connector/sql/setup.sql): it grants exactly what the"
-                            + " connector needs, SELECT on that database only. By hand: GRANT REPLICATION SLAVE,"
+                    "As an administrator, run cdc-connector/sql/setup.sql once for every captured database: "
+                            + setupScriptCommand() + ". It grants exactly what the connector needs, SELECT on that"
+                            + " database only (docs/connector.md, \"Database user\"). By hand: GRANT REPLICATION SLAVE,"
                             + " REPLICATION CLIENT" + (database.getFlavor() == Flavor.MARIADB ? ", SLAVE MONITOR" : "")
                             + ", RELOAD, SHOW DATABASES ON *.*; GRANT SELECT ON <database>.* for each captured database;"
                             + " GRANT SELECT, INSERT, UPDATE ON "
@@ -207,6 +222,67 @@ public final class DatabaseCheck {
                 log.warn("User '{}' lacks {} ON *.*; Debezium's schema snapshot may fall back to slower table locks",
                         database.getUser(), advisable);
             }
+        }
+    }
+
+    /** The command that runs setup.sql with this connector's user and heartbeat table, in the flavor's client. */
+    String setupScriptCommand() {
+        String heartbeat = heartbeatTable.map(CapturedTable::qualifiedName)
+                .filter(name -> !name.equalsIgnoreCase(HeartbeatTable.DEFAULT_NAME))
+                .map(name -> ", @cdc_heartbeat_table='" + name + "'").orElse("");
+        return (database.getFlavor() == Flavor.MYSQL ? "mysql" : "mariadb") + " -h " + database.getHost() + " -P "
+                + database.getPort() + " -u <admin> -p --init-command=\"SET @cdc_database='<database>', @cdc_user='"
+                + database.getUser() + "', @cdc_password='...'" + heartbeat + "\" < cdc-connector/sql/setup.sql";
+    }
+
+    /**
+     * Every captured table has a record key: its primary key, or else a unique key whose columns are all NOT NULL,
+     * which Debezium's DDL parser then takes for the primary key (as InnoDB does for its clustered index). The record
+     * key keeps all changes of one row in one partition, in commit order (docs/contract.md), and an oversized event is
+     * reduced to it. Without one Debezium publishes the changes without a key, spread over the partitions, and a
+     * reduced event keeps no column a cache could be evicted by. The connector has no setting that names other key
+     * columns ({@code message.key.columns} is refused), so the table itself must have one.
+     */
+    public void verifyPrimaryKeys(Connection connection) throws SQLException {
+        List<String> without = new ArrayList<>();
+        // KEY_COLUMN_USAGE, not TABLE_CONSTRAINTS: MariaDB shows the latter only to users with more than SELECT. Its
+        // rows without a referenced table are the primary and unique keys.
+        try (PreparedStatement query = connection.prepareStatement("SELECT k.CONSTRAINT_NAME, k.COLUMN_NAME, c.IS_NULLABLE"
+                + " FROM information_schema.KEY_COLUMN_USAGE k JOIN information_schema.COLUMNS c"
+                + " ON c.TABLE_SCHEMA = k.TABLE_SCHEMA AND c.TABLE_NAME = k.TABLE_NAME AND c.COLUMN_NAME = k.COLUMN_NAME"
+                + " WHERE k.TABLE_SCHEMA = ? AND k.TABLE_NAME = ? AND k.REFERENCED_TABLE_NAME IS NULL"
+                + " ORDER BY k.CONSTRAINT_NAME, k.ORDINAL_POSITION")) {
+            for (CapturedTable table : dataTables) {
+                query.setString(1, table.database());
+                query.setString(2, table.table());
+                Map<String, List<String>> keys = new LinkedHashMap<>();
+                Set<String> nullable = new HashSet<>();
+                try (ResultSet rs = query.executeQuery()) {
+                    while (rs.next()) {
+                        keys.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
+                        if ("YES".equalsIgnoreCase(rs.getString(3))) {
+                            nullable.add(rs.getString(1));
+                        }
+                    }
+                }
+                boolean keyed = keys.containsKey("PRIMARY") || keys.keySet().stream().anyMatch(k -> !nullable.contains(k));
+                if (!keyed) {
+                    without.add(table.qualifiedName() + keys.entrySet().stream().findFirst()
+                            .map(unique -> " (its unique key " + unique.getKey() + " on " + String.join(", ", unique.getValue())
+                                    + " would do once those columns are NOT NULL)").orElse(""));
+                }
+            }
+        }
+        if (!without.isEmpty()) {
+            throw new StartupCheckException("Captured table(s) without a primary key on " + where() + ": "
+                    + String.join(", ", without) + ". The connector publishes every change keyed by the row's primary"
+                    + " key (or a unique key on NOT NULL columns), which keeps the changes of one row in order and is"
+                    + " what an oversized event is reduced to; without one the changes go out without a key, spread"
+                    + " over the partitions.",
+                    "Give each a primary key on the columns that identify a row: ALTER TABLE <database>.<table> ADD"
+                            + " PRIMARY KEY (<columns>); (or make the columns of a unique key NOT NULL). Or remove the"
+                            + " table from cdc.connector.tables: caches of its rows are then not invalidated, so do not"
+                            + " cache them.");
         }
     }
 

@@ -45,10 +45,23 @@ public final class ReplicaCheck {
     private static final int PARSE_ERROR = 1064;
     private static final String PRIMARY = ConnectorProperties.PREFIX + ".heartbeat.primary";
 
+    /** Opens a connection to a server as the given user; failures name the settings under the given prefix. */
+    @FunctionalInterface
+    interface Connector {
+        Connection connect(ConnectorProperties.Database database, String settings);
+    }
+
     private final ConnectorProperties properties;
+    private final Connector primaries;
 
     public ReplicaCheck(ConnectorProperties properties) {
+        this(properties, DatabaseCheck::connect);
+    }
+
+    /** @param primaries opens the connection to the configured primary (tests answer from recordings) */
+    ReplicaCheck(ConnectorProperties properties, Connector primaries) {
         this.properties = properties;
+        this.primaries = primaries;
     }
 
     /** One replication source of a server, from its replication status. */
@@ -125,7 +138,7 @@ public final class ReplicaCheck {
         Source source = replication.sources().get(0);
         ConnectorProperties.Database primaryDatabase = properties.heartbeatDatabase();
         String primaryWhere = where(primaryDatabase);
-        try (Connection connection = DatabaseCheck.connect(primaryDatabase, PRIMARY)) {
+        try (Connection connection = primaries.connect(primaryDatabase, PRIMARY)) {
             Replication upstream = replicationOf(connection, primaryWhere, PRIMARY + ".user");
             if (upstream.isReplica()) {
                 throw new StartupCheckException(PRIMARY + " " + primaryWhere + " is itself a replica ("

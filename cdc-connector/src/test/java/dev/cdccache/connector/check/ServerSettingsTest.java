@@ -3,6 +3,9 @@ package dev.cdccache.connector.check;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cdccache.connector.config.ConnectorProperties.Flavor;
+import dev.cdccache.connector.testing.MySql8Answers;
+import dev.cdccache.connector.testing.RecordedServer;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -54,5 +57,32 @@ class ServerSettingsTest {
     void aMissingServerIdReadsAsZero() {
         assertThat(new ServerSettings("8.0.36", Map.of()).serverId()).isZero();
         assertThat(new ServerSettings("8.0.36", Map.of("server_id", "4294967295")).serverId()).isEqualTo(4294967295L);
+    }
+
+    @Test
+    void aMySql80ServerIsReadAsMySqlWithItsGtidsAndRetention() throws SQLException {
+        RecordedServer server = MySql8Answers.withVersion(
+                MySql8Answers.withVariables(new RecordedServer(), MySql8Answers.variables80()), MySql8Answers.VERSION_80);
+        ServerSettings settings = ServerSettings.read(server.connection());
+        assertThat(settings.flavor()).isEqualTo(Flavor.MYSQL);
+        assertThat(settings.version()).isEqualTo("8.0.36");
+        assertThat(settings.serverId()).isEqualTo(1);
+        assertThat(settings.retention()).isEqualTo(Duration.ofDays(30));
+        assertThat(settings.gtids().on()).isTrue();
+        assertThat(settings.gtids().description()).isEqualTo("gtid_mode=ON, enforce_gtid_consistency=ON");
+    }
+
+    @Test
+    void aMySql84ServerWithoutExpireLogsDaysIsReadFromBinlogExpireLogsSeconds() throws SQLException {
+        Map<String, String> variables = MySql8Answers.variables84();
+        variables.put("binlog_expire_logs_seconds", "86400");
+        variables.put("gtid_mode", "OFF_PERMISSIVE");
+        RecordedServer server = MySql8Answers.withVersion(MySql8Answers.withVariables(new RecordedServer(), variables),
+                MySql8Answers.VERSION_84);
+        ServerSettings settings = ServerSettings.read(server.connection());
+        assertThat(settings.flavor()).isEqualTo(Flavor.MYSQL);
+        assertThat(settings.retention()).isEqualTo(Duration.ofDays(1)).isLessThan(ServerSettings.ADVISED_RETENTION);
+        assertThat(settings.gtids().on()).isFalse();
+        assertThat(settings.gtids().description()).contains("gtid_mode=OFF_PERMISSIVE");
     }
 }

@@ -34,12 +34,25 @@ public final class StatusProblems implements ClientProblemSource {
                     "not yet positioned at the end of its topics (Kafka reachable at "
                             + client.config().bootstrapServers() + "?); loads pass through uncached"));
         } else if (!status.fresh()) {
-            String age = status.watermarkMillis() == Long.MIN_VALUE ? "no connector heartbeat applied yet"
-                    : "changes applied up to " + status.watermarkAgeMillis() + " ms ago";
-            problems.add(new ClientProblem(Severity.TRANSIENT, "not-fresh", "cannot show it is within max-staleness ("
-                    + status.maxStalenessMillis() + " ms): " + age + "; entries older than the bound are not served"));
+            problems.add(notFresh(status));
         }
         return problems;
+    }
+
+    /** Why a ready client is not fresh: how old its proof is, or what it lacks. */
+    static ClientProblem notFresh(StalenessStatus status) {
+        String age;
+        if (status.watermarkMillis() != Long.MIN_VALUE) {
+            age = "changes applied up to " + status.watermarkAgeMillis() + " ms ago";
+        } else if (status.lastHeartbeatMillis() != Long.MIN_VALUE) {
+            // Heartbeats arrive, but some table (a missing topic, a table no connector covers) has none.
+            age = "connector heartbeats are applied, but not for every captured table"
+                    + (status.problems().isEmpty() ? "" : " (see the other problems)");
+        } else {
+            age = "no connector heartbeat applied yet";
+        }
+        return new ClientProblem(Severity.TRANSIENT, "not-fresh", "cannot show it is within max-staleness ("
+                + status.maxStalenessMillis() + " ms): " + age + "; entries older than the bound are not served");
     }
 
     /** A core problem as health shows it: code {@code missing-topic}, {@code uncovered-table}, ... */

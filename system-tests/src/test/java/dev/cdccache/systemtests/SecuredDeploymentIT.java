@@ -343,6 +343,8 @@ class SecuredDeploymentIT {
         String connectorLog = Files.readString(connector.logFile());
         assertThat(connectorLog).as("the scan reads the real log").contains("Started").contains(DB_USER);
         assertNoSecretIn("connector log", connectorLog);
+        assertThat(connectorLog).as("the schema history reader's noise is quiet by default")
+                .doesNotContain("Not updating high watermark");
         String clientLogText = clientLogText();
         assertThat(clientLogText).as("the scan reads the client's log").contains("secured-it");
         assertNoSecretIn("client log", clientLogText);

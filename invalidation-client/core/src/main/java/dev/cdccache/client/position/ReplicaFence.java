@@ -1,5 +1,6 @@
 package dev.cdccache.client.position;
 
+import dev.cdccache.client.cache.PersistenceContextReads;
 import dev.cdccache.client.cache.ReplicaReads;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -76,6 +77,29 @@ public final class ReplicaFence {
             behind("waiting for " + positions + " failed: " + e.getMessage());
         }
         return false;
+    }
+
+    /**
+     * Fences a connection that may be held across several loads (a pooled connection checked out once per request
+     * or transaction, a JPA {@code EntityManager} holding its connection): {@link #await(Connection)}, and until the
+     * returned connection is closed, every load on this thread stands for this fence. A later load on the same
+     * connection reads a replica proven only up to the positions of this fence, not up to invalidations applied
+     * since, so it is cached only if none of its key was applied after the fence (as with a persistence context,
+     * see {@link PersistenceContextReads}); if this fence found the replica behind, nothing loaded on this thread
+     * while it is held is cached.
+     *
+     * @return the same connection, whose {@link Connection#close()} also ends the hold
+     */
+    public Connection awaitHeld(Connection connection) {
+        // Drawn before the fence reads the positions it waits for, so it stands for no more than the fence proves.
+        PersistenceContextReads.Opening hold = PersistenceContextReads.opened();
+        try {
+            await(connection);
+        } catch (RuntimeException | Error e) {
+            hold.close();
+            throw e;
+        }
+        return HeldConnection.of(connection, hold);
     }
 
     private boolean wait(Connection connection, String sql, String position) throws SQLException {

@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -175,18 +174,50 @@ class ReplicaReadsAcrossTransactionsTest {
     }
 
     @Test
-    @Disabled("reproduces: a replica connection held across loads (a JPA EntityManager held for a web request, "
-            + "Hibernate's DELAYED_ACQUISITION_AND_HOLD) is fenced once, at checkout, before the later loads' stamps")
-    void aLoadOnAReplicaConnectionCheckedOutBeforeAnAppliedInvalidationIsNotCached() {
+    void aLoadOnAReplicaConnectionCheckedOutBeforeAnAppliedInvalidationIsNotCached() throws Exception {
         positions.advance("0-1-1");
         replicaApplied = 1;
         replica.put(1L, "old");
 
-        assertThat(fence.await(replicaConnection)).as("checkout at the request's first statement").isTrue();
-        changeAppliedByTheClientOnly(1L, 2);
-        assertThat(cache.get(1L, replica::get)).isEqualTo("old"); // same connection, no new checkout
+        try (Connection held = fence.awaitHeld(replicaConnection)) { // checkout at the request's first statement
+            changeAppliedByTheClientOnly(1L, 2);
+            assertThat(cache.get(1L, replica::get)).isEqualTo("old"); // same connection, no new checkout
+        }
 
         assertThat(cache.getIfPresent(1L)).isNull();
+    }
+
+    @Test
+    void onceTheHeldConnectionIsClosedLoadsOnANewCheckoutAreCachedAgain() throws Exception {
+        positions.advance("0-1-1");
+        replicaApplied = 1;
+        replica.put(1L, "old");
+        try (Connection held = fence.awaitHeld(replicaConnection)) {
+            changeAppliedByTheClientOnly(1L, 2);
+        }
+        replicaApplied = 2;
+        replica.put(1L, "new");
+
+        try (Connection next = fence.awaitHeld(replicaConnection)) {
+            assertThat(cache.get(1L, replica::get)).isEqualTo("new");
+        }
+
+        assertThat(cache.getIfPresent(1L)).isEqualTo("new");
+    }
+
+    @Test
+    void whileAConnectionFoundBehindIsHeldNothingLoadedOnItsThreadIsCached() throws Exception {
+        positions.advance("0-1-2");
+        replicaApplied = 1;
+        replica.put(1L, "old");
+
+        try (Connection held = fence.awaitHeld(replicaConnection)) {
+            assertThat(cache.get(1L, replica::get)).isEqualTo("old");
+            assertThat(cache.get(2L, id -> "unrelated")).isEqualTo("unrelated");
+        }
+
+        assertThat(cache.getIfPresent(1L)).isNull();
+        assertThat(cache.getIfPresent(2L)).as("stamped after the behind fence, but read while it was held").isNull();
     }
 
     /** A connection whose only statement is the GTID wait: 0 if the replica applied the position, -1 if not. */

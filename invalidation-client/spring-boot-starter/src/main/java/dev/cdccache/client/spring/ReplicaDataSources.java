@@ -22,7 +22,9 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 /**
  * Wraps the DataSources named in {@code cdc.invalidation.replica.data-sources}: every connection they hand out first
  * waits (at most {@code wait-timeout}) until its replica has applied every change the client has invalidated
- * ({@link ReplicaFence}); if it has not, loads that read through it are served but not cached. A name that is not a
+ * ({@link ReplicaFence#awaitHeld}); if it has not, loads that read through it are served but not cached, and while a
+ * connection is held, later loads on its thread are cached only if nothing invalidated them since its fence. A name
+ * that is not a
  * DataSource bean fails start-up.
  */
 final class ReplicaDataSources implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware {
@@ -100,7 +102,10 @@ final class ReplicaDataSources implements BeanPostProcessor, SmartInitializingSi
         return f;
     }
 
-    /** A replica DataSource whose connections are fenced at checkout. */
+    /**
+     * A replica DataSource whose connections are fenced at checkout; a connection held across loads keeps the loads
+     * on its thread standing for that fence until it is closed.
+     */
     private final class Fenced extends DelegatingDataSource {
 
         Fenced(DataSource target) {
@@ -109,16 +114,12 @@ final class ReplicaDataSources implements BeanPostProcessor, SmartInitializingSi
 
         @Override
         public Connection getConnection() throws SQLException {
-            Connection connection = super.getConnection();
-            fence().await(connection);
-            return connection;
+            return fence().awaitHeld(super.getConnection());
         }
 
         @Override
         public Connection getConnection(String username, String password) throws SQLException {
-            Connection connection = super.getConnection(username, password);
-            fence().await(connection);
-            return connection;
+            return fence().awaitHeld(super.getConnection(username, password));
         }
     }
 }

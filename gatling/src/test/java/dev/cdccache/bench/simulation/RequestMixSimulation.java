@@ -65,6 +65,8 @@ public class RequestMixSimulation extends Simulation {
         if (request.body() != null) {
             builder = builder.body(StringBody(request.body())).asJson();
         }
+        // placeholders in header values are Gatling expressions, filled per request like the path's
+        builder = builder.headers(request.headers());
         if (!request.statuses().isEmpty()) {
             builder = builder.check(status().in(request.statuses()));
         }

@@ -120,6 +120,11 @@ bench_start_platform() {
   bench_start_stack || return 1
   platform_create_database coupon_db || return 1
   platform_create_database ticket_db || return 1
+  # ticket-orchestrator creates ticket_db's tables, and the connector checks that every captured table
+  # exists; the service's health in turn stays DOWN until the connector has created the topics it
+  # subscribes to. So: launch the service (it boots while the coupon data is generated), wait for its
+  # schema, start the connector, then wait for the service.
+  bench_launch_ticket "$ticket_mode" || return 1
   bench_log "generating coupon data ($COUPON_DATA) ..."
   local started=$SECONDS
   java -Xmx1g -jar "$(platform_jar coupon-service)" --coupon.generate="$COUPON_DATA" \
@@ -129,31 +134,36 @@ bench_start_platform() {
       || { bench_log "coupon data generation failed (log: $BENCH_DIR/logs/coupon-generator.log)"; return 1; }
   bench_log "coupon data generated in $((SECONDS - started)) s"
   bench_lag_setup || return 1
-  # ticket-orchestrator creates ticket_db's tables, and the connector checks that every captured table
-  # exists; the service's health in turn stays DOWN until the connector has created the topics it
-  # subscribes to. So: launch the service, wait for its schema, start the connector, then wait for the
-  # service.
-  bench_launch_ticket "$ticket_mode" || return 1
   platform_await_table ticket_db car_exchange_detail ticket-orchestrator || return 1
   # shellcheck disable=SC2086
   platform_start_connector "$CONNECTOR_PORT" $CAPTURED_TABLES || return 1
   platform_await_app ticket-orchestrator "$TICKET_PORT"
 }
 
-# Starts (or restarts) the two coupon-service instances in a cache mode: bench_start_coupons MODE [HEAP] [TAG]
+# Starts (or restarts) the coupon-service instances in a cache mode, all booting at once:
+#   bench_start_coupons MODE [HEAP] [TAG]
 bench_start_coupons() {
   local mode=$1 heap=${2:-$SERVICE_HEAP} tag=${3:-$1} i=0 port
   for port in $COUPON_PORTS; do
     i=$((i + 1))
     platform_stop_app "coupon-service-$i"
+  done
+  i=0
+  for port in $COUPON_PORTS; do
+    i=$((i + 1))
     JAVA_TOOL_OPTIONS="-Xlog:gc:file=$BENCH_DIR/gc/coupon-$tag-$i.log:uptime,level,tags ${BENCH_EXTRA_JVM_OPTS:-}" \
-    platform_start_app "coupon-service-$i" coupon-service "$port" "$heap" \
+    platform_launch_app "coupon-service-$i" coupon-service "$port" "$heap" \
         --spring.datasource.url="jdbc:mariadb://127.0.0.1:$MARIADB_PORT/coupon_db" \
         --spring.datasource.username="$MARIADB_APP_USER" --spring.datasource.password="$MARIADB_APP_PASSWORD" \
         --spring.data.redis.port="$REDIS_PORT" \
         --coupon.cache.mode="$mode" \
         --cdc.invalidation.bootstrap-servers="$KAFKA_BOOTSTRAP_SERVERS" \
         --cdc.invalidation.topic-prefix="$TOPIC_PREFIX" || return 1
+  done
+  i=0
+  for port in $COUPON_PORTS; do
+    i=$((i + 1))
+    platform_await_app "coupon-service-$i" "$port" || return 1
   done
   bench_await_fresh $COUPON_PORTS
 }

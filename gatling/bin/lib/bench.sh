@@ -8,13 +8,14 @@
 BENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 : "${BENCH_DIR:?BENCH_DIR must be set}"
 export PLATFORM_DIR="${PLATFORM_DIR:-$BENCH_DIR/platform}"
-# Ports of their own, so a benchmark can run beside infra/bin/local-run (13306/19092/16379).
+# Ports of their own, so a benchmark can run beside infra/bin/local-run (MariaDB 13306, Kafka 19092, Redis
+# 16379, coupon-service 8081 8082, ticket-orchestrator 8083, connector 8090). Kafka also uses KAFKA_PORT + 1.
 export MARIADB_PORT="${MARIADB_PORT:-23306}"
 export KAFKA_PORT="${KAFKA_PORT:-29092}"
 export REDIS_PORT="${REDIS_PORT:-26379}"
-COUPON_PORTS="${COUPON_PORTS:-8081 8082}"
-TICKET_PORT="${TICKET_PORT:-8083}"
-CONNECTOR_PORT="${CONNECTOR_PORT:-8090}"
+COUPON_PORTS="${COUPON_PORTS:-28081 28082}"
+TICKET_PORT="${TICKET_PORT:-28083}"
+CONNECTOR_PORT="${CONNECTOR_PORT:-28090}"
 # Heap of every service instance: the size docs/benchmarks.md recommends (a 128 MB heap loses the tail).
 SERVICE_HEAP="${SERVICE_HEAP:-512m}"
 COUPON_DATA="${COUPON_DATA:-full}"          # coupon-service generator plan: full | small | PLACES:COUPONS[:ATTRS]
@@ -51,7 +52,11 @@ bench_build() {
   for m in cdc-connector coupon-service ticket-orchestrator; do
     [ -f "$(platform_jar "$m")" ] || { bench_log "missing $(platform_jar "$m"): build the project first"; return 1; }
   done
-  bench_mvn -f gatling/pom.xml test-compile || { bench_log "gatling module does not compile"; return 1; }
+  # BENCH_SKIP_BUILD=1 also reuses this module's classes when a build left them (gatling/bin/smoke builds once)
+  if [ "${BENCH_SKIP_BUILD:-0}" != 1 ] || [ ! -f "$BENCH_ROOT/gatling/target/driver.classpath" ] \
+      || [ ! -d "$BENCH_ROOT/gatling/target/test-classes" ]; then
+    bench_mvn -f gatling/pom.xml test-compile || { bench_log "gatling module does not compile"; return 1; }
+  fi
   bench_snapshot
 }
 
@@ -115,6 +120,11 @@ bench_start_platform() {
   bench_start_stack || return 1
   platform_create_database coupon_db || return 1
   platform_create_database ticket_db || return 1
+  # ticket-orchestrator creates ticket_db's tables, and the connector checks that every captured table
+  # exists; the service's health in turn stays DOWN until the connector has created the topics it
+  # subscribes to. So: launch the service (it boots while the coupon data is generated), wait for its
+  # schema, start the connector, then wait for the service.
+  bench_launch_ticket "$ticket_mode" || return 1
   bench_log "generating coupon data ($COUPON_DATA) ..."
   local started=$SECONDS
   java -Xmx1g -jar "$(platform_jar coupon-service)" --coupon.generate="$COUPON_DATA" \
@@ -124,20 +134,25 @@ bench_start_platform() {
       || { bench_log "coupon data generation failed (log: $BENCH_DIR/logs/coupon-generator.log)"; return 1; }
   bench_log "coupon data generated in $((SECONDS - started)) s"
   bench_lag_setup || return 1
-  bench_start_ticket "$ticket_mode" || return 1
-  # after the schemas exist: the connector checks that every captured table does
+  platform_await_table ticket_db car_exchange_detail ticket-orchestrator || return 1
   # shellcheck disable=SC2086
   platform_start_connector "$CONNECTOR_PORT" $CAPTURED_TABLES || return 1
+  platform_await_app ticket-orchestrator "$TICKET_PORT"
 }
 
-# Starts (or restarts) the two coupon-service instances in a cache mode: bench_start_coupons MODE [HEAP] [TAG]
+# Starts (or restarts) the coupon-service instances in a cache mode, all booting at once:
+#   bench_start_coupons MODE [HEAP] [TAG]
 bench_start_coupons() {
   local mode=$1 heap=${2:-$SERVICE_HEAP} tag=${3:-$1} i=0 port
   for port in $COUPON_PORTS; do
     i=$((i + 1))
     platform_stop_app "coupon-service-$i"
+  done
+  i=0
+  for port in $COUPON_PORTS; do
+    i=$((i + 1))
     JAVA_TOOL_OPTIONS="-Xlog:gc:file=$BENCH_DIR/gc/coupon-$tag-$i.log:uptime,level,tags ${BENCH_EXTRA_JVM_OPTS:-}" \
-    platform_start_app "coupon-service-$i" coupon-service "$port" "$heap" \
+    platform_launch_app "coupon-service-$i" coupon-service "$port" "$heap" \
         --spring.datasource.url="jdbc:mariadb://127.0.0.1:$MARIADB_PORT/coupon_db" \
         --spring.datasource.username="$MARIADB_APP_USER" --spring.datasource.password="$MARIADB_APP_PASSWORD" \
         --spring.data.redis.port="$REDIS_PORT" \
@@ -145,15 +160,26 @@ bench_start_coupons() {
         --cdc.invalidation.bootstrap-servers="$KAFKA_BOOTSTRAP_SERVERS" \
         --cdc.invalidation.topic-prefix="$TOPIC_PREFIX" || return 1
   done
+  i=0
+  for port in $COUPON_PORTS; do
+    i=$((i + 1))
+    platform_await_app "coupon-service-$i" "$port" || return 1
+  done
   bench_await_fresh $COUPON_PORTS
 }
 
-# Starts (or restarts) ticket-orchestrator: bench_start_ticket MODE [--property=value ...]
+# Restarts ticket-orchestrator and waits for its health (the connector must be running: without the topics
+# it reads, its health is DOWN): bench_start_ticket MODE [--property=value ...]
 bench_start_ticket() {
+  bench_launch_ticket "$@" && platform_await_app ticket-orchestrator "$TICKET_PORT"
+}
+
+# Starts (or restarts) ticket-orchestrator without waiting for it: bench_launch_ticket MODE [--property=value ...]
+bench_launch_ticket() {
   local mode=$1; shift
   platform_stop_app ticket-orchestrator
   JAVA_TOOL_OPTIONS="-Xlog:gc:file=$BENCH_DIR/gc/ticket-$mode.log:uptime,level,tags" \
-  platform_start_app ticket-orchestrator ticket-orchestrator "$TICKET_PORT" "$SERVICE_HEAP" \
+  platform_launch_app ticket-orchestrator ticket-orchestrator "$TICKET_PORT" "$SERVICE_HEAP" \
       --spring.datasource.url="jdbc:mariadb://127.0.0.1:$MARIADB_PORT/ticket_db" \
       --spring.datasource.username="$MARIADB_APP_USER" --spring.datasource.password="$MARIADB_APP_PASSWORD" \
       --ticket.composition.mode="$mode" \

@@ -4,11 +4,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
@@ -17,15 +20,17 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * What a generic load test sends, read from a small YAML file: weighted requests (method, path template,
- * optional body and expected statuses) whose {@code #{name}} placeholders are filled per request from random
- * integer ranges or from random rows of CSV files.
+ * optional body, headers and expected statuses) whose {@code #{name}} placeholders are filled per request from
+ * random integer ranges or from random rows of CSV files.
  *
  * <pre>
+ * headers:                  # sent with every request; ${NAME} is taken from the environment when the file is read
+ *   Authorization: "Bearer ${API_TOKEN}"
  * requests:
  *   - { name: single coupon, weight: 44, path: "/coupons/#{couponId}" }
  *   - { name: bulk coupons, weight: 21, path: "/coupons?ids=#{couponIds}" }
  *   - { name: issue, weight: 1.5, method: POST, path: "/coupons/#{couponId}/issue",
- *       body: '{"userId": #{userId}}', status: [201, 409] }
+ *       body: '{"userId": #{userId}}', status: [201, 409], headers: { X-User: "#{userId}" } }
  * variables:
  *   couponId:  { range: [1, 100000] }                 # a random integer, bounds included
  *   couponIds: { range: [1, 100000], count: [50, 400] } # 50 to 400 of them, comma-separated
@@ -33,16 +38,29 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * csv: [hot-coupons.csv]   # each request also takes a random row; its columns are placeholders too
  * </pre>
  *
- * CSV paths are relative to the YAML file. Without {@code status} any 2xx (or 304) passes. Everything is
- * checked when the file is read, with a message naming the file and the entry.
+ * CSV paths are relative to the YAML file. Without {@code status} any 2xx (or 304) passes. A request's
+ * {@code headers} are added to the file's (a header of the same name replaces the file's). Header values may
+ * hold {@code #{placeholders}} and {@code ${NAME}} references to environment variables, so that a secret
+ * such as a token need not be written into the file. Everything is checked when the file is read, with a
+ * message naming the file and the entry; a key the format does not know is an error, not ignored, so a
+ * misspelt {@code header:} or {@code staus:} cannot silently change what is sent or checked.
  */
 public record RequestMix(Path file, List<Request> requests, List<Variable> variables, List<CsvRows> csv) {
 
     private static final Pattern PLACEHOLDER = Pattern.compile("#\\{([A-Za-z_][A-Za-z0-9_]*)}");
+    private static final Pattern ENVIRONMENT = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
     private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS");
+    /** The keys of the file, of a request entry and of a variable, in the order the messages list them. */
+    static final List<String> FILE_KEYS = List.of("requests", "variables", "csv", "headers");
+    static final List<String> REQUEST_KEYS = List.of("name", "weight", "method", "path", "body", "status", "headers");
+    static final List<String> VARIABLE_KEYS = List.of("range", "count", "format");
 
-    /** One kind of request, sent with probability {@code weight} / sum of weights. */
-    public record Request(String name, String method, String path, String body, double weight, List<Integer> statuses) {
+    /**
+     * One kind of request, sent with probability {@code weight} / sum of weights, with {@code headers} (the
+     * file's and its own, environment references resolved, placeholders left for Gatling to fill).
+     */
+    public record Request(String name, String method, String path, String body, double weight, List<Integer> statuses,
+            Map<String, String> headers) {
     }
 
     /** A placeholder filled with a random integer of {@code [min, max]}, or a comma-separated list of them. */
@@ -61,8 +79,16 @@ public record RequestMix(Path file, List<Request> requests, List<Variable> varia
     public record CsvRows(Path file, List<String> columns) {
     }
 
-    /** Reads and checks {@code file}. */
+    /** Reads and checks {@code file}; {@code ${NAME}} in header values is taken from the environment. */
     public static RequestMix load(Path file) {
+        return load(file, System::getenv);
+    }
+
+    /**
+     * Reads and checks {@code file}, with {@code environment} answering {@code ${NAME}} references in header
+     * values (null: not set, an error).
+     */
+    public static RequestMix load(Path file, UnaryOperator<String> environment) {
         JsonNode root;
         try {
             root = YAMLMapper.builder().build().readTree(Files.readString(file));
@@ -70,9 +96,15 @@ public record RequestMix(Path file, List<Request> requests, List<Variable> varia
             throw new IllegalArgumentException("cannot read the request file " + file + ": " + e.getMessage(), e);
         }
         Problems problems = new Problems(file);
+        if (root == null || !root.isObject()) {
+            problems.add("a map with the keys " + FILE_KEYS + " is required");
+            problems.throwIfAny();
+        }
+        unknownKeys(root, "", FILE_KEYS, problems);
         List<Variable> variables = variables(root.path("variables"), problems);
         List<CsvRows> csv = csvFiles(root.path("csv"), file, problems);
-        List<Request> requests = requests(root.path("requests"), problems);
+        Map<String, String> fileHeaders = headers(root.path("headers"), "headers", environment, problems);
+        List<Request> requests = requests(root.path("requests"), fileHeaders, environment, problems);
         problems.throwIfAny();
 
         Set<String> defined = new LinkedHashSet<>();
@@ -80,8 +112,13 @@ public record RequestMix(Path file, List<Request> requests, List<Variable> varia
         csv.forEach(c -> defined.addAll(c.columns()));
         for (int i = 0; i < requests.size(); i++) {
             Request r = requests.get(i);
-            for (String text : new String[] {r.path(), r.body()}) {
-                Matcher m = PLACEHOLDER.matcher(text == null ? "" : text);
+            List<String> texts = new ArrayList<>(List.of(r.path()));
+            if (r.body() != null) {
+                texts.add(r.body());
+            }
+            texts.addAll(r.headers().values());
+            for (String text : texts) {
+                Matcher m = PLACEHOLDER.matcher(text);
                 while (m.find()) {
                     if (!defined.contains(m.group(1))) {
                         problems.add("requests[" + i + "]: #{" + m.group(1) + "} is neither a variable nor a CSV column"
@@ -112,7 +149,8 @@ public record RequestMix(Path file, List<Request> requests, List<Variable> varia
         return percentages;
     }
 
-    private static List<Request> requests(JsonNode list, Problems problems) {
+    private static List<Request> requests(JsonNode list, Map<String, String> fileHeaders,
+            UnaryOperator<String> environment, Problems problems) {
         List<Request> requests = new ArrayList<>();
         if (!list.isArray() || list.isEmpty()) {
             problems.add("requests: a list of at least one request is required");
@@ -121,6 +159,11 @@ public record RequestMix(Path file, List<Request> requests, List<Variable> varia
         for (int i = 0; i < list.size(); i++) {
             JsonNode r = list.get(i);
             String where = "requests[" + i + "]";
+            if (!r.isObject()) {
+                problems.add(where + ": a map with the keys " + REQUEST_KEYS + " is required, was " + r);
+                continue;
+            }
+            unknownKeys(r, where + ".", REQUEST_KEYS, problems);
             String method = r.path("method").asString("GET").toUpperCase(Locale.ROOT);
             String path = r.path("path").asString("");
             double weight = r.path("weight").isNumber() ? r.path("weight").asDouble() : -1;
@@ -144,8 +187,10 @@ public record RequestMix(Path file, List<Request> requests, List<Variable> varia
             }
             JsonNode body = r.path("body");
             String name = r.path("name").asString(method + " " + path);
+            Map<String, String> headers = new LinkedHashMap<>(fileHeaders);
+            headers.putAll(headers(r.path("headers"), where + ".headers", environment, problems));
             requests.add(new Request(name, method, path, body.isMissingNode() || body.isNull() ? null : body.asString(),
-                    weight, List.copyOf(statuses)));
+                    weight, List.copyOf(statuses), Collections.unmodifiableMap(headers)));
         }
         return requests;
     }
@@ -155,9 +200,18 @@ public record RequestMix(Path file, List<Request> requests, List<Variable> varia
         if (map.isMissingNode()) {
             return variables;
         }
+        if (!map.isObject()) {
+            problems.add("variables: a map of name: { range: [min, max] } is required, was " + map);
+            return variables;
+        }
         for (Map.Entry<String, JsonNode> e : map.properties()) {
             String where = "variables." + e.getKey();
             JsonNode v = e.getValue();
+            if (!v.isObject()) {
+                problems.add(where + ": a map with the keys " + VARIABLE_KEYS + " is required, was " + v);
+                continue;
+            }
+            unknownKeys(v, where + ".", VARIABLE_KEYS, problems);
             long[] range = pair(v.path("range"), where + ".range", problems);
             long[] count = v.has("count") ? pair(v.path("count"), where + ".count", problems) : new long[] {0, 0};
             if (range == null || count == null) {
@@ -179,6 +233,51 @@ public record RequestMix(Path file, List<Request> requests, List<Variable> varia
             variables.add(new Variable(e.getKey(), range[0], range[1], (int) count[0], (int) count[1], format));
         }
         return variables;
+    }
+
+    /**
+     * Header names and values of a {@code headers:} map, {@code ${NAME}} resolved from the environment; an
+     * empty map when there is none.
+     */
+    private static Map<String, String> headers(JsonNode map, String where, UnaryOperator<String> environment,
+            Problems problems) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        if (map.isMissingNode()) {
+            return headers;
+        }
+        if (!map.isObject()) {
+            problems.add(where + ": a map of header name: value is required, was " + map);
+            return headers;
+        }
+        for (Map.Entry<String, JsonNode> e : map.properties()) {
+            JsonNode value = e.getValue();
+            if (!value.isValueNode() || value.isNull()) {
+                problems.add(where + "." + e.getKey() + ": a text value is required, was " + value);
+                continue;
+            }
+            Matcher m = ENVIRONMENT.matcher(value.asString());
+            StringBuilder resolved = new StringBuilder();
+            while (m.find()) {
+                String set = environment.apply(m.group(1));
+                if (set == null) {
+                    problems.add(where + "." + e.getKey() + ": environment variable " + m.group(1) + " is not set");
+                    set = "";
+                }
+                m.appendReplacement(resolved, Matcher.quoteReplacement(set));
+            }
+            m.appendTail(resolved);
+            headers.put(e.getKey(), resolved.toString());
+        }
+        return headers;
+    }
+
+    /** Records every key of {@code node} that is not one of {@code known}. */
+    private static void unknownKeys(JsonNode node, String where, List<String> known, Problems problems) {
+        for (String key : node.propertyNames()) {
+            if (!known.contains(key)) {
+                problems.add(where + key + ": unknown key; the known keys are " + known);
+            }
+        }
     }
 
     /** {@code [min, max]} with min <= max, or null after recording the problem. */

@@ -628,13 +628,21 @@ public final class BenchmarkReport {
         line("gatling/bin/benchmark-report            # full run, about 30 minutes on 2 cores");
         line("gatling/bin/benchmark-report --quick    # smoke run, a few minutes");
         line("gatling/bin/run-simulation CouponReadMixSimulation --coupon-mode local -Dprofile=staircase");
+        line("gatling/bin/smoke                       # every benchmark script in its shortest form, as CI runs them");
         line("```");
         line("");
-        line("Figures of this run: `" + results.toAbsolutePath() + "` (one properties file per simulation or"
+        line("Figures of this run: `" + shown(results) + "` (one properties file per simulation or"
                 + " driver, plus the Gatling HTML reports named in them; not committed).");
     }
 
     // ---------------------------------------------------------------- helpers
+
+    /** A path as the page shows it: relative to the directory the report runs in (the repository) when under it. */
+    static String shown(Path path) {
+        Path absolute = path.toAbsolutePath().normalize();
+        Path here = Path.of("").toAbsolutePath();
+        return absolute.startsWith(here) ? here.relativize(absolute).toString() : absolute.toString();
+    }
 
     private void verdict(Boolean met, String text) {
         verdicts.add((met == null ? "**Not decided** — " : met ? "**Met** — " : "**Not met** — ") + text);

@@ -102,6 +102,60 @@ class RequestMixTest {
     }
 
     @Test
+    void fileHeadersGoWithEveryRequestAndARequestsOwnHeadersAddToOrReplaceThem() throws IOException {
+        RequestMix mix = RequestMix.load(write("auth.yml", """
+                headers:
+                  Authorization: "Bearer ${API_TOKEN}"
+                  X-Client: bench
+                requests:
+                  - { weight: 1, path: /a }
+                  - { weight: 1, path: "/b/#{n}", headers: { X-Client: mobile, X-Request-Id: "req-#{n}" } }
+                variables:
+                  n: { range: [1, 9] }
+                """), Map.of("API_TOKEN", "s3cret")::get);
+        assertThat(mix.requests().get(0).headers())
+                .containsExactly(Map.entry("Authorization", "Bearer s3cret"), Map.entry("X-Client", "bench"));
+        assertThat(mix.requests().get(1).headers()).containsExactly(Map.entry("Authorization", "Bearer s3cret"),
+                Map.entry("X-Client", "mobile"), Map.entry("X-Request-Id", "req-#{n}"));
+    }
+
+    @Test
+    void headerValuesAreCheckedLikeThePathPlaceholdersAndEnvironmentReferences() throws IOException {
+        Path file = write("bad-headers.yml", """
+                headers: { Authorization: "Bearer ${NO_SUCH_TOKEN}" }
+                requests:
+                  - { weight: 1, path: /a }
+                  - { weight: 1, path: /b, headers: [X-Id] }
+                """);
+        assertThatThrownBy(() -> RequestMix.load(file, name -> null))
+                .hasMessageContaining("headers.Authorization: environment variable NO_SUCH_TOKEN is not set")
+                .hasMessageContaining("requests[1].headers: a map of header name: value is required");
+        Path undefined = write("undefined-header.yml", """
+                requests:
+                  - { weight: 1, path: /a, headers: { X-Id: "#{missing}" } }
+                """);
+        assertThatThrownBy(() -> RequestMix.load(undefined))
+                .hasMessageContaining("requests[0]: #{missing} is neither a variable nor a CSV column");
+    }
+
+    @Test
+    void anUnknownKeyIsAnErrorNamingItAndTheKnownKeys() throws IOException {
+        Path file = write("typos.yml", """
+                header: { Authorization: "Bearer x" }
+                requests:
+                  - { weight: 1, path: /a, staus: 404 }
+                variables:
+                  n: { range: [1, 2], cuont: [1, 2] }
+                """);
+        assertThatThrownBy(() -> RequestMix.load(file))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("header: unknown key; the known keys are [requests, variables, csv, headers]")
+                .hasMessageContaining("requests[0].staus: unknown key; the known keys are "
+                        + "[name, weight, method, path, body, status, headers]")
+                .hasMessageContaining("variables.n.cuont: unknown key; the known keys are [range, count, format]");
+    }
+
+    @Test
     void aFileWithoutRequestsIsRejected() throws IOException {
         Path file = write("empty.yml", "variables:\n  a: { range: [1, 2] }\n");
         assertThatThrownBy(() -> RequestMix.load(file)).hasMessageContaining("requests: a list of at least one request");

@@ -43,7 +43,7 @@ public class CouponReadMixSimulation extends Simulation {
 
     {
         HttpProtocolBuilder protocol = http
-                .baseUrls(SimulationSettings.baseUrls("http://127.0.0.1:8081,http://127.0.0.1:8082"))
+                .baseUrls(SimulationSettings.couponBaseUrls())
                 .acceptHeader("application/json")
                 .shareConnections();
 
@@ -88,7 +88,7 @@ public class CouponReadMixSimulation extends Simulation {
         ResultFile file = new ResultFile();
         file.put("run.simulation", getClass().getSimpleName());
         file.put("run.label", SimulationSettings.label());
-        file.put("run.base_urls", String.join(",", SimulationSettings.baseUrls("")));
+        file.put("run.base_urls", String.join(",", SimulationSettings.couponBaseUrls()));
         file.put("run.coupons", data.couponIds.size()).put("run.places", data.placeIds.size());
         file.put("run.hot_coupons", data.hotCoupons.size()).put("run.hot_places", data.hotPlaces.size());
         measurement.writeTo(file, "coupon");

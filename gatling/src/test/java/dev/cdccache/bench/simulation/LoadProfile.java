@@ -111,9 +111,15 @@ final class LoadProfile {
         if (warmupSeconds <= 0) {
             return List.of();
         }
-        Duration ramp = Duration.ofMillis(warmupSeconds * 500L);
-        Duration hold = Duration.ofMillis(warmupSeconds * 1000L).minus(ramp);
-        return List.of(rampUsersPerSec(1).to(target).during(ramp), constantUsersPerSec(target).during(hold));
+        // at least a second of ramp: Gatling's injector divides by the ramp's whole seconds and, when that
+        // is zero, crashes and leaves the simulation waiting forever with no user started
+        Duration ramp = Duration.ofMillis(Math.max(1000, warmupSeconds * 500L));
+        Duration hold = Duration.ofSeconds(warmupSeconds).minus(ramp);
+        List<OpenInjectionStep> steps = new ArrayList<>(List.of(rampUsersPerSec(1).to(target).during(ramp)));
+        if (!hold.isZero() && !hold.isNegative()) {
+            steps.add(constantUsersPerSec(target).during(hold));
+        }
+        return steps;
     }
 
     private Duration scaled(int seconds) {

@@ -51,7 +51,7 @@ public class MixedConsistencySimulation extends Simulation {
 
     private final LoadProfile profile = LoadProfile.fromSystemProperties("constant", "100");
     private final Measurement measurement = new Measurement(profile);
-    private final List<String> baseUrls = SimulationSettings.baseUrls("http://127.0.0.1:8081,http://127.0.0.1:8082");
+    private final List<String> baseUrls = SimulationSettings.couponBaseUrls();
     private final List<Long> rows;
     private final VersionLedger ledger = new VersionLedger();
     private final FreshnessTally overall = new FreshnessTally();

@@ -39,7 +39,7 @@ public class RequestMixSimulation extends Simulation {
     private final RequestMix mix = RequestMix.load(Path.of(required("requests", "the request file, e.g. -Drequests=gatling/requests/coupon-service.yml")));
     private final LoadProfile profile = LoadProfile.fromSystemProperties("staircase", "10,20,50,100,200,400,800");
     private final Measurement measurement = new Measurement(profile);
-    private final List<String> baseUrls = SimulationSettings.baseUrls(required("baseUrls", "the service's base URL(s), e.g. -DbaseUrls=http://127.0.0.1:8080"));
+    private final List<String> baseUrls = SimulationSettings.list("baseUrls", required("baseUrls", "the service's base URL(s), e.g. -DbaseUrls=http://127.0.0.1:8080"));
 
     {
         List<Choice.WithWeight> choices = new ArrayList<>();
@@ -65,6 +65,8 @@ public class RequestMixSimulation extends Simulation {
         if (request.body() != null) {
             builder = builder.body(StringBody(request.body())).asJson();
         }
+        // placeholders in header values are Gatling expressions, filled per request like the path's
+        builder = builder.headers(request.headers());
         if (!request.statuses().isEmpty()) {
             builder = builder.check(status().in(request.statuses()));
         }

@@ -48,12 +48,35 @@ final class SimulationSettings {
         return values;
     }
 
-    /** Base URLs of the instances under load; virtual users are spread over them round-robin. */
-    static List<String> baseUrls(String fallback) {
-        return list("baseUrls", fallback);
+    /**
+     * Base URLs of coupon-service's instances under load: {@code -DbaseUrls}, else the environment variable
+     * {@code COUPON_BASE_URLS}, else the two instances of {@code infra/bin/local-run} (8081, 8082).
+     */
+    static List<String> couponBaseUrls() {
+        return baseUrls("COUPON_BASE_URLS", "http://127.0.0.1:8081,http://127.0.0.1:8082");
     }
 
-    /** JDBC URL (admin) the simulations read test data from and the mixed simulation's writer writes with. */
+    /**
+     * Base URL(s) of ticket-orchestrator: {@code -DbaseUrls}, else the environment variable
+     * {@code TICKET_BASE_URLS}, else the one of {@code infra/bin/local-run} (8083).
+     */
+    static List<String> ticketBaseUrls() {
+        return baseUrls("TICKET_BASE_URLS", "http://127.0.0.1:8083");
+    }
+
+    /**
+     * Base URLs of the instances under load (virtual users are spread over them round-robin): {@code -DbaseUrls},
+     * else the comma-separated list in the environment variable {@code variable}, else {@code fallback}.
+     */
+    static List<String> baseUrls(String variable, String fallback) {
+        String fromEnvironment = System.getenv(variable);
+        return list("baseUrls", fromEnvironment == null || fromEnvironment.isBlank() ? fallback : fromEnvironment);
+    }
+
+    /**
+     * JDBC URL (admin) the simulations read test data from and the mixed simulation's writer writes with:
+     * {@code -DjdbcUrl}, else {@code infra/bin/local-run}'s MariaDB.
+     */
     static String jdbcUrl() {
         return string("jdbcUrl", "jdbc:mariadb://127.0.0.1:13306/");
     }

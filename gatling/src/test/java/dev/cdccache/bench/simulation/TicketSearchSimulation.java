@@ -52,7 +52,7 @@ public class TicketSearchSimulation extends Simulation {
 
     {
         HttpProtocolBuilder protocol = http
-                .baseUrls(SimulationSettings.baseUrls("http://127.0.0.1:8083"))
+                .baseUrls(SimulationSettings.ticketBaseUrls())
                 .acceptHeader("application/json")
                 .shareConnections();
 

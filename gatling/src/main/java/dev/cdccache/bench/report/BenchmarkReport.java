@@ -106,7 +106,7 @@ public final class BenchmarkReport {
     private void couponModes() throws IOException {
         line("### Coupon read mix: cache mode `none` vs `redis` vs `local` vs `hibernate`");
         line("");
-        line("Seed 000's traffic mix (44% single coupon reads, 30% place coupon-progress lists, 21% bulk lookups"
+        line("The reference coupon traffic mix (44% single coupon reads, 30% place coupon-progress lists, 21% bulk lookups"
                 + " of 50-400 ids, 5% by-code, available-coupon and issue requests), spread over two coupon-service"
                 + " instances, same data, one mode after the other in this run. `none` reads MariaDB every time,"
                 + " `redis` is a shared Redis cache with a 60 s TTL, `local` is this platform (Caffeine + CDC"
@@ -260,12 +260,12 @@ public final class BenchmarkReport {
     private void ticketComposition() throws IOException {
         line("### Ticket search: batched vs per-item composition");
         line("");
-        line("Seed 003's search (`GET /tickets/search`, first page, a random period of the current month,"
+        line("The reference ticket search (`GET /tickets/search`, first page, a random period of the current month,"
                 + " page sizes 10/30/50 mixed) with its closed profile: ramp 1 to 5 users over 10 s, hold 5 for"
                 + " 40 s, ramp down over 30 s. `batched` resolves each reference type of a page with one bulk"
                 + " lookup (cache hits, the misses in one query); `per-item` looks each ticket's category, lot and"
-                + " car exchange up one by one (the seed's 1 + 3 x pageSize), both through the CDC-invalidated"
-                + " local caches; `per-item-uncached` is the seed's starting point: the same per-item lookups"
+                + " car exchange up one by one (1 + 3 x pageSize queries), both through the CDC-invalidated"
+                + " local caches; `per-item-uncached` is the uncached starting point: the same per-item lookups"
                 + " with `ticket.composition.reference-cache=false`, i.e. one query per lookup. Each mode starts"
                 + " a fresh ticket-orchestrator and gets a discarded warm-up pass first (the coupon-service"
                 + " instance it calls was warmed before the first mode).");
@@ -274,7 +274,7 @@ public final class BenchmarkReport {
         line("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
         Map<String, LatencySummary> overall = new LinkedHashMap<>();
         for (String mode : COMPOSITIONS) {
-            ResultFile f = ResultFile.read(results.resolve("ticket-" + mode + "-seed003.properties"));
+            ResultFile f = ResultFile.read(results.resolve("ticket-" + mode + "-reference.properties"));
             if (f.isEmpty()) {
                 line("| `" + mode + "` | " + NOT_MEASURED + " | | | | | | | | | | |");
                 continue;

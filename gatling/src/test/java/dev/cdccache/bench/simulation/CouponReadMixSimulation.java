@@ -17,13 +17,13 @@ import io.gatling.javaapi.http.HttpProtocolBuilder;
 import java.nio.file.Path;
 
 /**
- * Seed 000's coupon traffic against coupon-service: 95% of requests on three endpoints, in the seed's
- * proportions (its APM table: 43.7% coupon reads, 30.3% and 20.2% the two progress/aggregation APIs,
+ * The reference coupon traffic against coupon-service: 95% of requests on three endpoints, in the
+ * proportions a production coupon-metadata service measured (its APM table: 43.7% coupon reads, 30.3% and 20.2% the two progress/aggregation APIs,
  * the remaining ~5% spread over detail, user and reservation-time lookups):
  * <ul>
  * <li>44% {@code GET /coupons/{id}} single reads over the hot set</li>
  * <li>30% {@code GET /places/{placeId}/coupon-progresses} (cached coupons joined with live counts)</li>
- * <li>21% {@code GET /coupons?ids=} bulk lookups of 50-400 ids (the seed's {@code findAllById})</li>
+ * <li>21% {@code GET /coupons?ids=} bulk lookups of 50-400 ids (a {@code findAllById})</li>
  * <li>2% {@code GET /coupons/by-code/{code}}, 1.5% {@code GET /coupons/available}, 1.5% the issue write
  *     path {@code POST /coupons/{id}/issue} (201, or 409 when sold out or already held)</li>
  * </ul>

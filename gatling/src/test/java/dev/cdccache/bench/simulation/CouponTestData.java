@@ -18,8 +18,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The coupons and places the coupon simulations ask for, read from the database the generator filled (so
- * the simulations follow whatever ids and codes it produced). Seed 000 describes the same coupon-metadata
- * entities read over and over: a hot set ({@code -DhotCoupons}, default 10% of coupons; {@code -DhotPlaces},
+ * the simulations follow whatever ids and codes it produced). The reference traffic of a coupon-metadata
+ * service reads the same entities over and over: a hot set ({@code -DhotCoupons}, default 10% of coupons; {@code -DhotPlaces},
  * default 10% of places) takes {@code -DhotShare} (default 90%) of the references, the rest are uniform over
  * everything. The hot set is drawn with a fixed seed, so every cache mode gets the same requests.
  */

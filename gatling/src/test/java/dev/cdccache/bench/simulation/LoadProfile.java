@@ -26,7 +26,7 @@ import java.util.List;
  *     (requests in flight beyond {@code -DsaturationSeconds} of queueing), so saturation is found without
  *     drowning the machine.</li>
  * <li>{@code closed}: {@code -Dusers} concurrent users back to back.</li>
- * <li>{@code seed003} (closed): the ticket service's reference profile, ramp 1 to 5 users over 10 s, hold 5 for 40 s, ramp
+ * <li>{@code reference} (closed): the ticket service's reference profile, ramp 1 to 5 users over 10 s, hold 5 for 40 s, ramp
  *     5 to 1 over 30 s, after a warm-up; {@code -DtimeScale} shortens it for smoke runs.</li>
  * </ul>
  */
@@ -87,7 +87,7 @@ final class LoadProfile {
                 return scenario.injectClosed(
                         constantConcurrentUsers(users).during(Duration.ofSeconds(warmupSeconds + durationSeconds)));
             }
-            case "seed003" -> {
+            case "reference" -> {
                 List<ClosedInjectionStep> injection = new ArrayList<>();
                 if (warmupSeconds > 0) {
                     injection.add(constantConcurrentUsers(2).during(Duration.ofSeconds(warmupSeconds)));
@@ -98,7 +98,7 @@ final class LoadProfile {
                 return scenario.injectClosed(injection);
             }
             default -> throw new IllegalArgumentException(
-                    "unknown -Dprofile=" + name + " (constant, staircase, closed, seed003)");
+                    "unknown -Dprofile=" + name + " (constant, staircase, closed, reference)");
         }
     }
 
@@ -133,7 +133,7 @@ final class LoadProfile {
             case "constant" -> file.put(prefix + ".rate", rate).put(prefix + ".duration_s", durationSeconds);
             case "staircase" -> file.put(prefix + ".rates", rates.toString()).put(prefix + ".step_s", stepSeconds);
             case "closed" -> file.put(prefix + ".users", users).put(prefix + ".duration_s", durationSeconds);
-            case "seed003" -> file.put(prefix + ".time_scale", timeScale);
+            case "reference" -> file.put(prefix + ".time_scale", timeScale);
             default -> { }
         }
     }

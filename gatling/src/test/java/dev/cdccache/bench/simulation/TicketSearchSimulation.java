@@ -29,22 +29,22 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Seed 003's season-ticket search against ticket-orchestrator: {@code GET /tickets/search} for a parking
+ * The reference season-ticket search against ticket-orchestrator: {@code GET /tickets/search} for a parking
  * lot and a random period inside the current month, first page, with page sizes {@code -DpageSizes}
  * (default 10, 30, 50; each request picks one, and each size is reported apart). Profiles
- * ({@code -Dprofile}): {@code seed003} (default; the seed's closed profile: ramp 1 to 5 users over 10 s,
+ * ({@code -Dprofile}): {@code reference} (default; the ticket service's reference closed profile: ramp 1 to 5 users over 10 s,
  * hold 40 s, ramp down over 30 s), or {@code staircase} (open model at increasing arrival rates
  * {@code -Drates}, to find the saturation point), or any other {@link LoadProfile}. Asserts no failed
  * request; answers marked {@code degraded} (coupons missing) are counted and reported.
  *
  * <pre>
- * gatling/bin/run-simulation TicketSearchSimulation -Dprofile=seed003
+ * gatling/bin/run-simulation TicketSearchSimulation -Dprofile=reference
  * gatling/bin/run-simulation TicketSearchSimulation -Dprofile=staircase -Drates=10,20,40,80,160
  * </pre>
  */
 public class TicketSearchSimulation extends Simulation {
 
-    private final LoadProfile profile = LoadProfile.fromSystemProperties("seed003", "10,20,40,80,120,160,240,320");
+    private final LoadProfile profile = LoadProfile.fromSystemProperties("reference", "10,20,40,80,120,160,240,320");
     private final Measurement measurement = new Measurement(profile);
     private final List<Integer> pageSizes = SimulationSettings.integers("pageSizes", "10,30,50");
     private final List<Long> lots = loadParkingLots();

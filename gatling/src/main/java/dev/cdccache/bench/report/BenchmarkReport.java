@@ -440,7 +440,7 @@ public final class BenchmarkReport {
         }
         line("The connector restarted with `" + env.get("lag.defaults_args", "poll.interval.ms=500") + "` (the"
                 + " values Debezium and the Kafka producer use when nothing is set), then restarted with this"
-                + " project's settings (`poll.interval.ms=5`, `linger.ms=0`, `batch.size=262144`) for the tables"
+                + " project's settings (`poll.interval.ms=5`, `linger.ms=5`, `batch.size=262144`) for the tables"
                 + " above. Same driver, same database, minutes apart. Debezium's engine hands the events it has to"
                 + " the publisher in batches and, while a batch is not full, waits up to `poll.interval.ms` for"
                 + " more; at these rates a batch is never full.");

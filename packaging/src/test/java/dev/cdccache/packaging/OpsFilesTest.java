@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -212,6 +213,21 @@ class OpsFilesTest {
                     .doesNotContain("instance");
         }
         assertThat(routing.groupBy("CdcConnectorDown")).contains("alertname", "instance");
+    }
+
+    @Test
+    @Disabled("Open: the inhibit rules compare only `cluster`, and CdcClientProblems counts problems a connector outage"
+            + " does not cause (compacted-topic, topic-deleted, missing-topic, uncovered-table, clock-skew): any one"
+            + " connector's alert, of any connector in the cluster, mutes them on every instance")
+    void aConnectorAlertDoesNotMuteClientProblemsItDoesNotCause() {
+        Set<String> alerts = new HashSet<>();
+        OpsFiles.alertRules().forEach(rule -> alerts.add((String) rule.get("alert")));
+        AlertmanagerRouting routing = AlertmanagerRouting.read(OpsFiles.alertmanagerRoutingYaml(), alerts);
+
+        for (String connector : alerts.stream().filter(a -> a.startsWith("CdcConnector")).toList()) {
+            assertThat(routing.inhibits(connector, "CdcClientProblems")).as(connector + " inhibits CdcClientProblems")
+                    .isFalse();
+        }
     }
 
     @Test

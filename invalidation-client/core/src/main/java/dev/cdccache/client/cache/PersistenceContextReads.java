@@ -1,5 +1,6 @@
 package dev.cdccache.client.cache;
 
+import java.lang.ref.WeakReference;
 import java.util.Arrays;
 
 /**
@@ -27,14 +28,18 @@ import java.util.Arrays;
  *
  * <p>The Spring Boot starter does this for every Hibernate session. Per thread: a context used on another thread
  * than the one that opened it is not seen there. Cheap: a thread-local array, read when a load is stamped.
+ *
+ * <p>Keep the {@link Opening} reachable for as long as the context (a field of the context, or of an object it
+ * holds): an opening nobody holds any more counts as closed, so that a context that is dropped without being closed
+ * (a query created and never run) does not hold back every later load on a pooled thread once it is collected.
  */
 public final class PersistenceContextReads {
 
     /** {@link #openSince()} when no context is open on this thread: larger than any sequence value. */
     static final long NONE = Long.MAX_VALUE;
 
-    /** The openings on this thread not known to be closed, oldest first. */
-    private static final ThreadLocal<Opening[]> OPEN = new ThreadLocal<>();
+    /** The openings on this thread not known to be closed, oldest first; weak, see the class comment. */
+    private static final ThreadLocal<Slot[]> OPEN = new ThreadLocal<>();
 
     private PersistenceContextReads() {
     }
@@ -46,12 +51,12 @@ public final class PersistenceContextReads {
     public static Opening opened() {
         // Drawn before the context's first read: an invalidation applied after it was drawn is seen by the stamp.
         Opening opening = new Opening(InvalidationSequence.next(), Thread.currentThread());
-        Opening[] open = prune(OPEN.get());
+        Slot[] open = prune(OPEN.get());
         if (open == null) {
-            OPEN.set(new Opening[] {opening});
+            OPEN.set(new Slot[] {new Slot(opening)});
         } else {
-            Opening[] grown = Arrays.copyOf(open, open.length + 1);
-            grown[open.length] = opening;
+            Slot[] grown = Arrays.copyOf(open, open.length + 1);
+            grown[open.length] = new Slot(opening);
             OPEN.set(grown);
         }
         return opening;
@@ -64,7 +69,7 @@ public final class PersistenceContextReads {
 
     /** The sequence value drawn when the oldest context open on this thread opened, or {@link #NONE}. */
     static long openSince() {
-        Opening[] open = OPEN.get();
+        Slot[] open = OPEN.get();
         if (open == null) {
             return NONE;
         }
@@ -73,7 +78,7 @@ public final class PersistenceContextReads {
     }
 
     /** Stores the openings of this thread; {@code null} clears it, so nothing is left behind on pooled threads. */
-    private static Opening[] keep(Opening[] open) {
+    private static Slot[] keep(Slot[] open) {
         if (open == null) {
             OPEN.remove();
         } else {
@@ -83,13 +88,13 @@ public final class PersistenceContextReads {
     }
 
     /** The openings still open, or {@code null} if none is. */
-    private static Opening[] prune(Opening[] open) {
+    private static Slot[] prune(Slot[] open) {
         if (open == null) {
             return null;
         }
         int openCount = 0;
-        for (Opening opening : open) {
-            if (!opening.closed) {
+        for (Slot slot : open) {
+            if (slot.isOpen()) {
                 openCount++;
             }
         }
@@ -99,14 +104,31 @@ public final class PersistenceContextReads {
         if (openCount == 0) {
             return null;
         }
-        Opening[] kept = new Opening[openCount];
+        Slot[] kept = new Slot[openCount];
         int i = 0;
-        for (Opening opening : open) {
-            if (!opening.closed) {
-                kept[i++] = opening;
+        for (Slot slot : open) {
+            if (slot.isOpen()) {
+                kept[i++] = slot;
             }
         }
         return kept;
+    }
+
+    /** An opening as its thread keeps it: its sequence value, and the opening itself only while someone holds it. */
+    private static final class Slot extends WeakReference<Opening> {
+
+        final long sequence;
+
+        Slot(Opening opening) {
+            super(opening);
+            this.sequence = opening.sequence;
+        }
+
+        /** Neither closed nor dropped by everyone who could have closed it. */
+        boolean isOpen() {
+            Opening opening = get();
+            return opening != null && !opening.closed;
+        }
     }
 
     /** One persistence context's opening; {@link #close()} it when the context closes. */

@@ -3,6 +3,7 @@ package dev.cdccache.client.cache;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cdccache.client.cache.CacheTransaction.Isolation;
+import java.lang.ref.WeakReference;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +61,24 @@ class PersistenceContextLoadsTest {
     private void commitAndInvalidate(long id, String value) {
         database.put(id, value);
         cache.invalidate(id);
+    }
+
+    @Test
+    void aContextDroppedWithoutBeingClosedNoLongerHoldsBackLoadsOnItsThreadOnceCollected() throws Exception {
+        database.put(1L, "value");
+        // e.g. a query created through Spring's shared EntityManager and never run: its EntityManager is never closed
+        WeakReference<PersistenceContextReads.Opening> dropped = new WeakReference<>(PersistenceContextReads.opened());
+        commitAndInvalidate(1L, "value");
+        for (int i = 0; i < 500 && dropped.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertThat(dropped.get()).as("collected").isNull();
+
+        assertThat(PersistenceContextReads.isOpen()).as("nothing can answer from the dropped context").isFalse();
+        assertThat(cache.get(1L, database::get)).isEqualTo("value");
+        assertThat(cache.getIfPresent(1L)).as("stamped now, not as of the dropped context's opening")
+                .isEqualTo("value");
     }
 
     @Test

@@ -145,10 +145,13 @@ final class CdcSpringCache implements Cache {
     @Override
     @SuppressWarnings("unchecked")
     public <T> T get(Object key, Callable<T> valueLoader) {
+        // Before the core's get, not in the loader: the core picks how a miss is stored (directly, or kept aside by
+        // the current CacheTransaction) before it runs the loader, so a transaction covered only there would not
+        // keep its first load from being cached.
+        SpringTransactions.coverUntrackedTransaction();
         return (T) cache.get(key, k -> {
             // In the loader: misses only.
             shared.checkKeyType(k);
-            SpringTransactions.coverUntrackedTransaction();
             try {
                 return valueLoader.call();
             } catch (RuntimeException | Error e) {

@@ -60,4 +60,18 @@ class UntrackedTransactionTest {
         assertThat(cache.get(2L, () -> "outside")).isEqualTo("outside");
         assertThat(items.lookup(2L).value()).isEqualTo("outside");
     }
+
+    @Test
+    void aSynchronizedMissAsTheFirstCacheCallInsideATransactionTheStarterDidNotSeeBeginIsNotCached() {
+        client.start();
+        assertThat(client.awaitReady(Duration.ofSeconds(10))).isTrue();
+        Cache cache = new CdcCacheManager(client).getCache("items");
+        InvalidatingCache<Long, String> items = client.cache("items");
+
+        TransactionSynchronizationManager.initSynchronization();
+        TransactionSynchronizationManager.setActualTransactionActive(true);
+        assertThat(cache.get(3L, () -> "read in an old snapshot")).isEqualTo("read in an old snapshot");
+
+        assertThat(items.lookup(3L)).as("loaded inside a transaction the starter did not see begin").isNull();
+    }
 }

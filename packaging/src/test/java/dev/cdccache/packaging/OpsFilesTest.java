@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -216,9 +215,6 @@ class OpsFilesTest {
     }
 
     @Test
-    @Disabled("Open: the inhibit rules compare only `cluster`, and CdcClientProblems counts problems a connector outage"
-            + " does not cause (compacted-topic, topic-deleted, missing-topic, uncovered-table, clock-skew): any one"
-            + " connector's alert, of any connector in the cluster, mutes them on every instance")
     void aConnectorAlertDoesNotMuteClientProblemsItDoesNotCause() {
         Set<String> alerts = new HashSet<>();
         OpsFiles.alertRules().forEach(rule -> alerts.add((String) rule.get("alert")));

@@ -2,6 +2,9 @@ package dev.cdccache.client.cache;
 
 import java.lang.ref.WeakReference;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Tells the caches that a persistence context (a JPA {@code EntityManager}, a Hibernate {@code Session}) is open on
@@ -67,14 +70,47 @@ public final class PersistenceContextReads {
         return openSince() != NONE;
     }
 
+    /**
+     * Persistence contexts a framework binds to threads other than the one that opened them: Spring binds a web
+     * request's {@code EntityManager} to the thread that runs its asynchronous part, for example. A lookup names the
+     * oldest opening of the contexts bound to the calling thread, or {@code null}.
+     */
+    @FunctionalInterface
+    public interface BoundContexts {
+
+        /** The oldest opening among the contexts bound to the calling thread, or {@code null} if none is bound. */
+        Opening oldestBoundToThisThread();
+    }
+
+    private static final List<BoundContexts> LOOKUPS = new CopyOnWriteArrayList<>();
+
+    /**
+     * Adds a lookup of contexts bound to threads; loads on a thread stand for the oldest opening found by any lookup
+     * or recorded on the thread. Close the result to remove it.
+     */
+    public static AutoCloseable addLookup(BoundContexts lookup) {
+        Objects.requireNonNull(lookup, "lookup");
+        LOOKUPS.add(lookup);
+        return () -> LOOKUPS.remove(lookup);
+    }
+
     /** The sequence value drawn when the oldest context open on this thread opened, or {@link #NONE}. */
     static long openSince() {
+        long since = NONE;
         Slot[] open = OPEN.get();
-        if (open == null) {
-            return NONE;
+        if (open != null) {
+            open = keep(prune(open));
+            if (open != null) {
+                since = open[0].sequence;
+            }
         }
-        open = keep(prune(open));
-        return open == null ? NONE : open[0].sequence;
+        for (BoundContexts lookup : LOOKUPS) {
+            Opening bound = lookup.oldestBoundToThisThread();
+            if (bound != null && !bound.closed) {
+                since = Math.min(since, bound.sequence);
+            }
+        }
+        return since;
     }
 
     /** Stores the openings of this thread; {@code null} clears it, so nothing is left behind on pooled threads. */
@@ -141,6 +177,16 @@ public final class PersistenceContextReads {
         private Opening(long sequence, Thread thread) {
             this.sequence = sequence;
             this.thread = thread;
+        }
+
+        /** The {@link InvalidationSequence} value drawn when the context opened. */
+        public long openedAt() {
+            return sequence;
+        }
+
+        /** Whether {@link #close()} was called. */
+        public boolean isClosed() {
+            return closed;
         }
 
         /** The context closed: loads on its thread no longer stand for its opening. Idempotent, any thread. */

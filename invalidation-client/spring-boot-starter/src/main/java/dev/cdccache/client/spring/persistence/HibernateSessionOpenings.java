@@ -17,9 +17,20 @@ public final class HibernateSessionOpenings implements SessionEventListener {
 
     private final transient PersistenceContextReads.Opening opening;
 
+    /** The opening of the session created last on this thread, until the factory's initializer takes it. */
+    private static final ThreadLocal<PersistenceContextReads.Opening> CREATED = new ThreadLocal<>();
+
     /** Called by Hibernate as a session opens, on the opening thread and before its first read. */
     public HibernateSessionOpenings() {
         this.opening = PersistenceContextReads.opened();
+        CREATED.set(opening);
+    }
+
+    /** The opening of the session just created on this thread, once; {@code null} if none is waiting. */
+    static PersistenceContextReads.Opening takeCreated() {
+        PersistenceContextReads.Opening created = CREATED.get();
+        CREATED.remove();
+        return created;
     }
 
     @Override

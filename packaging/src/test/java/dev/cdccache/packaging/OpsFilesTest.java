@@ -200,10 +200,12 @@ class OpsFilesTest {
 
         for (String outage : List.of("CdcConnectorDown", "CdcConnectorNotStreaming", "CdcConnectorNotPublishing")) {
             for (String consequence : List.of("CdcClientNotFresh", "CdcClientCacheNotFresh", "CdcClientWatermarkOld",
-                    "CdcClientInvalidationLagHigh", "CdcClientConsumerLagging")) {
+                    "CdcClientInvalidationLagHigh")) {
                 assertThat(routing.inhibits(outage, consequence)).as(outage + " inhibits " + consequence).isTrue();
             }
             assertThat(routing.inhibits(outage, "CdcClientEventsLost")).as(outage + " leaves lost events alone").isFalse();
+            assertThat(routing.inhibits(outage, "CdcClientConsumerLagging"))
+                    .as(outage + " leaves one instance's stuck consumer alone").isFalse();
         }
         assertThat(routing.inhibits("CdcConnectorEpochChanged", "CdcClientEpochChanged")).isTrue();
         assertThat(routing.inhibits("CdcClientNotFresh", "CdcConnectorDown")).as("never the other way round").isFalse();

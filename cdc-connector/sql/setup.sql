@@ -82,5 +82,18 @@ PREPARE cdc_setup FROM @cdc_sql; EXECUTE cdc_setup; DEALLOCATE PREPARE cdc_setup
 SET @cdc_sql = CONCAT('GRANT SELECT, INSERT, UPDATE ON ', @cdc_hb, ' TO ', @cdc_account);
 PREPARE cdc_setup FROM @cdc_sql; EXECUTE cdc_setup; DEALLOCATE PREPARE cdc_setup;
 
+-- Anonymous accounts (''@'localhost', ''@'<hostname>'), which mariadb-install-db creates, are more specific than
+-- 'cdc_connector'@'%': the server matches a connection from its own host to them and refuses the connector's
+-- password although the user exists. This script does not drop them (something may log in with them); it names
+-- them and the statements that would. Reading mysql.user needs SELECT on it, which an administrator holds.
+SET @cdc_anonymous = (SELECT GROUP_CONCAT(CONCAT('DROP USER ', QUOTE(user), '@', QUOTE(host), ';') ORDER BY host SEPARATOR ' ')
+    FROM mysql.user WHERE user = '');
+SET @cdc_sql = IF(@cdc_anonymous IS NULL, 'DO 0', CONCAT('SELECT ', QUOTE(CONCAT('WARNING: anonymous accounts exist.',
+    ' A connection from a host they match (for ''''@''localhost'', the database server''s own host) logs in as them,',
+    ' not as ', @cdc_account, ', and the connector is refused (access denied). Unless something logs in with them,',
+    ' drop them as an administrator: ', @cdc_anonymous)), ' AS warning'));
+PREPARE cdc_setup FROM @cdc_sql; EXECUTE cdc_setup; DEALLOCATE PREPARE cdc_setup;
+SET @cdc_sql = NULL;
+
 SELECT CONCAT('cdc-cache setup done: user ', @cdc_account, ' captures ', @cdc_db, ', heartbeat table ', @cdc_hb,
     '. Next: cdc-connector check --config <your.yml>') AS result;

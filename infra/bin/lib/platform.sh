@@ -84,6 +84,22 @@ platform_require_tools() {
   return 1
 }
 
+# Prints the infra launcher's classpath: PLATFORM_INFRA_CLASSPATH when set, otherwise the infra module's, compiled
+# and resolved by Maven (the module alone: the launcher needs no other module of the project). Logback, the tests'
+# logging backend, is left out: the broker's log4j binding is then the only one (errors only, on the console).
+platform_infra_classpath() {
+  if [ -n "${PLATFORM_INFRA_CLASSPATH:-}" ]; then
+    echo "$PLATFORM_INFRA_CLASSPATH"
+    return
+  fi
+  local cp_file="$PLATFORM_DIR/infra.classpath"
+  mkdir -p "$PLATFORM_DIR"
+  (cd "$PLATFORM_ROOT" && ./mvnw -B -q -pl infra compile dependency:build-classpath \
+      -Dmdep.outputFile="$cp_file" -DexcludeArtifactIds=logback-classic,logback-core >&2) \
+    || { platform_log "building the infra module failed"; return 1; }
+  echo "$PLATFORM_ROOT/infra/target/classes:$(cat "$cp_file")"
+}
+
 # Starts MariaDB (binlog on), Kafka (KRaft) and Redis through the infra launcher; exports their coordinates.
 # PLATFORM_INFRA_CLASSPATH, when set, is the launcher's classpath (default: the infra module's, resolved by Maven).
 platform_start_stack() {
@@ -91,12 +107,8 @@ platform_start_stack() {
     platform_require_free_port "$p" "the local stack" || return 1
   done
   mkdir -p "$PLATFORM_DIR/logs"
-  local classpath=${PLATFORM_INFRA_CLASSPATH:-}
-  if [ -z "$classpath" ]; then
-    local cp_file="$PLATFORM_DIR/infra.classpath"
-    (cd "$PLATFORM_ROOT" && ./mvnw -B -q -pl infra dependency:build-classpath -Dmdep.outputFile="$cp_file" >/dev/null)
-    classpath="$PLATFORM_ROOT/infra/target/classes:$(cat "$cp_file")"
-  fi
+  local classpath
+  classpath=$(platform_infra_classpath) || return 1
   rm -f "$PLATFORM_DIR/stack/stack.env"
   # java itself in the background (not a function in a subshell), so the PID tracked is the JVM's
   java -cp "$classpath" dev.cdccache.infra.cli.InfraCommand up \

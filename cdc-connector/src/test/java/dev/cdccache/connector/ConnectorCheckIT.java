@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code cdc-connector check} against a real MariaDB and Kafka: a database set up with {@code setup.sql} passes, and
  * once the connector runs a heartbeat goes through the whole pipeline (and fails to once it stopped); a flavor
  * mismatch, a statement-based binlog, MINIMAL row images, a captured table without a primary key and a missing grant
- * each fail with the fix.
+ * each fail with the fix; the probe skipped after a failure names the check that failed. {@code setup.sql} names
+ * anonymous accounts, which shadow the connector's user, without dropping them.
  */
 @ExtendWith(LocalStackExtension.class)
 class ConnectorCheckIT {
@@ -65,8 +66,8 @@ class ConnectorCheckIT {
                 ""));
     }
 
-    private static void runSetupScript(MariaDbServer db) {
-        db.runScript(setupSql(), "--init-command=SET @cdc_database='" + DB + "', @cdc_user='" + USER
+    private static String runSetupScript(MariaDbServer db) {
+        return db.runScript(setupSql(), "--init-command=SET @cdc_database='" + DB + "', @cdc_user='" + USER
                 + "', @cdc_password='" + PASSWORD + "'");
     }
 
@@ -159,12 +160,47 @@ class ConnectorCheckIT {
                 + " UNIQUE KEY uq_code (code))");
         stack.mariaDb().execute(DB, "CREATE TABLE IF NOT EXISTS unique_keyed (code VARCHAR(20) NOT NULL, name VARCHAR(100),"
                 + " UNIQUE KEY uq_code (code))");
-        Result result = check("--no-probe", "--cdc.connector.tables=" + DB + ".product," + DB + ".keyless," + DB
-                + ".unique_keyed");
+        Result result = check("--cdc.connector.tables=" + DB + ".product," + DB + ".keyless," + DB + ".unique_keyed");
         assertThat(result.exitCode()).as(result.output()).isEqualTo(1);
         assertThat(result.output()).contains("[FAIL] tables", "ADD PRIMARY KEY").containsPattern("without a primary key"
                 + " on [^ ]+: " + DB + "\\.keyless \\(its unique key uq_code on code would do once those columns are NOT"
                 + " NULL\\)\\. The connector publishes"); // neither product (primary key) nor unique_keyed (NOT NULL)
+    }
+
+    @Test
+    void theProbeSkippedAfterOnlyTheTablesCheckFailedNamesThatCheck() {
+        Result result = check("--cdc.connector.tables=" + DB + ".product," + DB + ".missing_table");
+        assertThat(result.exitCode()).as(result.output()).isEqualTo(1);
+        assertThat(result.output()).contains("[ok  ] database", "[ok  ] kafka", "[FAIL] tables")
+                .containsPattern("\\[skip\\] probe +not sent: the tables check above failed");
+    }
+
+    @Test
+    void theSetupScriptNamesAnonymousAccountsAndTheirDropStatementsButKeepsThem() {
+        MariaDbServer db = stack.mariaDb();
+        // The test server skips name resolution, so ''@'localhost' matches only socket connections, which no test
+        // makes: the shared server's TCP logins are unaffected while it exists.
+        assertThat(runSetupScript(db)).as("without anonymous accounts").doesNotContain("WARNING");
+        db.execute(null, "CREATE USER IF NOT EXISTS ''@'localhost'");
+        try {
+            String output = runSetupScript(db);
+            assertThat(output).contains("WARNING: anonymous accounts exist", "not as '" + USER + "'@'%'",
+                    "access denied", "DROP USER ''@'localhost';").contains("cdc-cache setup done");
+            assertThat(anonymousAccounts(db)).as("the script drops nothing itself").isEqualTo(1);
+        } finally {
+            db.execute(null, "DROP USER IF EXISTS ''@'localhost'");
+        }
+    }
+
+    private static int anonymousAccounts(MariaDbServer db) {
+        try (java.sql.Connection connection = java.sql.DriverManager.getConnection(db.jdbcUrl(""), db.adminUser(),
+                db.adminPassword()); java.sql.ResultSet rs = connection.createStatement()
+                        .executeQuery("SELECT COUNT(*) FROM mysql.user WHERE user = ''")) {
+            rs.next();
+            return rs.getInt(1);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private Result check(String... extra) {

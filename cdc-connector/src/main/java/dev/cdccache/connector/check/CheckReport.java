@@ -2,6 +2,8 @@ package dev.cdccache.connector.check;
 
 import dev.cdccache.connector.startup.StartupCheckException;
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What {@code cdc-connector check} found, printed as it goes: one line per check ({@code ok}, {@code warn},
@@ -12,6 +14,7 @@ final class CheckReport {
     private final PrintStream out;
     private int problems;
     private int warnings;
+    private final List<String> failedChecks = new ArrayList<>();
 
     CheckReport(PrintStream out) {
         this.out = out;
@@ -32,6 +35,9 @@ final class CheckReport {
 
     void fail(String check, String problem, String fix) {
         problems++;
+        if (!failedChecks.contains(check)) {
+            failedChecks.add(check);
+        }
         line("FAIL", check, problem);
         if (fix != null && !fix.isBlank()) {
             out.println("         fix: " + fix);
@@ -44,6 +50,11 @@ final class CheckReport {
 
     int problems() {
         return problems;
+    }
+
+    /** The names of the checks that failed so far, in the order they first failed. */
+    List<String> failedChecks() {
+        return List.copyOf(failedChecks);
     }
 
     /** Prints the summary; returns the exit code: 0 without problems (warnings allowed), 1 otherwise. */

@@ -120,6 +120,7 @@ public final class ConnectorCheckCommand {
         } catch (StartupCheckException e) {
             report.fail("settings", e);
         }
+        int failedBefore = report.failedChecks().size();
         boolean databaseOk = checkDatabase();
         boolean kafkaOk = checkKafka();
         if (!probe) {
@@ -127,7 +128,8 @@ public final class ConnectorCheckCommand {
         } else if (settings.heartbeatRow().isEmpty()) {
             report.skip("probe", "heartbeats are disabled (cdc.connector.heartbeat.interval=0)");
         } else if (!databaseOk || !kafkaOk) {
-            report.skip("probe", "needs the database and Kafka checks above to pass");
+            List<String> failed = report.failedChecks();
+            report.skip("probe", probeSkipped(failed.subList(failedBefore, failed.size())));
         } else {
             HeartbeatProbe.Outcome outcome = new HeartbeatProbe(properties, settings.heartbeatRow().get(), PROBE_TIMEOUT).run();
             if (outcome instanceof HeartbeatProbe.Outcome.Arrived arrived) {
@@ -140,6 +142,21 @@ public final class ConnectorCheckCommand {
                 report.fail("probe", failed.problem(), failed.fix());
             }
         }
+    }
+
+    /**
+     * Why the probe was not sent: it names the checks that failed rather than every check it depends on, so that an
+     * operator whose connection checks passed is not sent looking at them.
+     */
+    static String probeSkipped(List<String> failedChecks) {
+        if (failedChecks.isEmpty()) {
+            return "not sent: the database and Kafka checks above did not all pass";
+        }
+        String names = failedChecks.size() == 1 ? failedChecks.get(0)
+                : String.join(", ", failedChecks.subList(0, failedChecks.size() - 1)) + " and "
+                        + failedChecks.get(failedChecks.size() - 1);
+        return "not sent: the " + names + " check" + (failedChecks.size() == 1 ? "" : "s")
+                + " above failed; fix " + (failedChecks.size() == 1 ? "it" : "them") + " first";
     }
 
     /** Returns whether the database was reachable and every database check passed. */

@@ -95,16 +95,30 @@ public final class DatabaseCheck {
         } catch (SQLException e) {
             String where = database.getHost() + ":" + database.getPort();
             if (e.getErrorCode() == ACCESS_DENIED) {
-                throw new StartupCheckException("The database at " + where + " refused user '" + database.getUser()
-                        + "': access denied (wrong password, or the user does not exist for this host).",
-                        "Check " + settings + ".user and " + settings + ".password, and that the user may"
-                                + " connect from this host (CREATE USER 'name'@'%' ...).", e);
+                throw accessDenied(database, settings, e);
             }
             throw new StartupCheckException("Cannot connect to the database at " + where + " as '" + database.getUser()
                     + "': " + e.getMessage(),
                     "Check " + settings + ".host and " + settings + ".port, that the server runs and"
                             + " accepts TCP connections from this host (bind-address, firewall).", e);
         }
+    }
+
+    /**
+     * The failure for a refused login. Besides a wrong password or a missing user it names the cause that hides
+     * behind an existing user: the anonymous accounts {@code mariadb-install-db} creates ({@code ''@'localhost'},
+     * {@code ''@'<hostname>'}) are more specific than {@code 'user'@'%'}, so the server matches a connection from its
+     * own host to them and refuses the password.
+     */
+    static StartupCheckException accessDenied(ConnectorProperties.Database database, String settings, SQLException e) {
+        String user = database.getUser();
+        return new StartupCheckException("The database at " + database.getHost() + ":" + database.getPort()
+                + " refused user '" + user + "': access denied (wrong password, the user does not exist for this host,"
+                + " or an anonymous account such as ''@'localhost' matches this connection before '" + user + "'@'%').",
+                "Check " + settings + ".user and " + settings + ".password, and that the user may connect from this host"
+                        + " (CREATE USER '" + user + "'@'%' ...). If the user exists, look for anonymous accounts as an"
+                        + " administrator: SELECT user, host FROM mysql.user WHERE user = ''; and drop each one"
+                        + " (DROP USER ''@'localhost'; DROP USER ''@'<host>';) unless something logs in with them.", e);
     }
 
     /**

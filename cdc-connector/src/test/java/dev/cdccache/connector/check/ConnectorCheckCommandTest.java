@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,5 +51,31 @@ class ConnectorCheckCommandTest {
                 "    kafka: { bootstrap-servers: '127.0.0.1:1' }", "    topic-prefx: shop", ""));
         assertThat(run("check", "--config=" + config)).isEqualTo(1);
         assertThat(output()).contains("[FAIL] settings", "topic-prefx", "1 problem(s) found");
+    }
+
+    @Test
+    void aProbeSkippedAfterOnlyTheTablesCheckFailedNamesThatCheckAlone() {
+        CheckReport report = new CheckReport(new PrintStream(output, true, StandardCharsets.UTF_8));
+        report.ok("database", "10.11 at 127.0.0.1:3306");
+        report.fail("tables", "shop.coupon does not exist", "create it");
+        report.ok("kafka", "reachable");
+
+        String skipped = ConnectorCheckCommand.probeSkipped(report.failedChecks());
+
+        assertThat(skipped).contains("the tables check above failed").doesNotContain("database").doesNotContain("Kafka");
+    }
+
+    @Test
+    void aProbeSkippedAfterSeveralFailuresNamesEachFailedCheckOnce() {
+        CheckReport report = new CheckReport(new PrintStream(output, true, StandardCharsets.UTF_8));
+        report.fail("grants", "missing RELOAD", null);
+        report.fail("topic", "shop.shop.coupon: no Write", null);
+        report.fail("topic", "shop.cdc_meta.heartbeat: no Write", null);
+
+        assertThat(report.failedChecks()).containsExactly("grants", "topic");
+        assertThat(ConnectorCheckCommand.probeSkipped(report.failedChecks()))
+                .contains("the grants and topic checks above failed");
+        assertThat(ConnectorCheckCommand.probeSkipped(List.of("database", "grants", "kafka")))
+                .contains("the database, grants and kafka checks above failed");
     }
 }

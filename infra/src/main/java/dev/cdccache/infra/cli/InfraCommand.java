@@ -1,6 +1,7 @@
 package dev.cdccache.infra.cli;
 
 import dev.cdccache.infra.LocalStack;
+import dev.cdccache.infra.kafka.KafkaBroker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,27 +9,42 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Starts the local stack for the one-command local run and keeps it up until stopped (SIGTERM or
- * Ctrl-C), then stops MariaDB and Kafka gracefully. Data is kept in the given directory across runs.
+ * Starts local infrastructure and keeps it up until stopped (SIGTERM or Ctrl-C), then stops it gracefully.
+ * Data is kept in the given directory across runs.
  *
  * <pre>
  * java -cp ... dev.cdccache.infra.cli.InfraCommand up [--dir .local/stack] [--mariadb-port 13306]
  *      [--kafka-port 19092] [--redis-port 16379]
+ * java -cp ... dev.cdccache.infra.cli.InfraCommand kafka [--dir .local/kafka] [--port 19092]
  * </pre>
  *
- * When everything answers it writes {@code <dir>/stack.env} with the coordinates (shell syntax) and
- * prints {@code STACK READY}.
+ * {@code up} starts the whole stack of the one-command local run; when everything answers it writes
+ * {@code <dir>/stack.env} with the coordinates (shell syntax) and prints {@code STACK READY}. {@code kafka}
+ * starts only a single KRaft broker (plain text, no authentication), for trying the connector and a service
+ * against a database of one's own; when the broker serves metadata it prints {@code KAFKA READY} and its
+ * bootstrap address.
  */
 public final class InfraCommand {
+
+    private static final String USAGE = "usage: InfraCommand up [--dir DIR] [--mariadb-port N] [--kafka-port N]"
+            + " [--redis-port N]\n       InfraCommand kafka [--dir DIR] [--port N]";
 
     private InfraCommand() {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length == 0 || !"up".equals(args[0])) {
-            System.err.println("usage: InfraCommand up [--dir DIR] [--mariadb-port N] [--kafka-port N] [--redis-port N]");
-            System.exit(2);
+        String command = args.length == 0 ? "" : args[0];
+        switch (command) {
+            case "up" -> stack(args);
+            case "kafka" -> kafka(args);
+            default -> {
+                System.err.println(USAGE);
+                System.exit(2);
+            }
         }
+    }
+
+    private static void stack(String[] args) throws Exception {
         Path dir = Path.of(".local/stack");
         int mariaDbPort = 13306;
         int kafkaPort = 19092;
@@ -56,6 +72,43 @@ public final class InfraCommand {
         stack.redis();
         writeEnv(dir.resolve("stack.env"), stack);
         System.out.println("STACK READY " + stack.mariaDb() + ", " + stack.kafka() + ", " + stack.redis());
+        System.out.flush();
+        stopped.await();
+    }
+
+    private static void kafka(String[] args) throws Exception {
+        Path dir = Path.of(".local/kafka");
+        int port = 19092;
+        for (int i = 1; i < args.length; i++) {
+            String value = i + 1 < args.length ? args[i + 1] : null;
+            switch (args[i]) {
+                case "--dir" -> dir = Path.of(require(args[i], value));
+                case "--port" -> port = Integer.parseInt(require(args[i], value));
+                default -> {
+                    System.err.println("unknown option " + args[i] + "\n" + USAGE);
+                    System.exit(2);
+                }
+            }
+            i++;
+        }
+        Path dataDir = dir.toAbsolutePath();
+        KafkaBroker broker = KafkaBroker.builder(dataDir).port(port).build();
+        CountDownLatch stopped = new CountDownLatch(1);
+        // Registered before the start, so that Ctrl-C during the start stops the broker JVM too.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            System.out.println("stopping the Kafka broker ...");
+            broker.stop();
+            System.out.println("Kafka broker stopped (data kept in " + dataDir + ")");
+            System.out.flush();
+            stopped.countDown();
+        }, "kafka-shutdown"));
+        System.out.println("starting a Kafka broker (KRaft, broker and controller in one JVM) on 127.0.0.1:" + port
+                + ", data in " + dataDir + " ...");
+        System.out.flush();
+        broker.start();
+        System.out.println("KAFKA READY bootstrap servers " + broker.bootstrapServers()
+                + " (PLAINTEXT, no authentication, replication factor 1)");
+        System.out.println("broker log: " + dataDir.resolve("broker.log") + "; Ctrl-C or SIGTERM stops it");
         System.out.flush();
         stopped.await();
     }

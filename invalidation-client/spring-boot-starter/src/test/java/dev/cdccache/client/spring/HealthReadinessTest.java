@@ -80,6 +80,8 @@ class HealthReadinessTest {
             assertThat(problems(health)).singleElement().satisfies(problem -> assertThat(problem)
                     .containsEntry("severity", "transient").containsEntry("code", "not-fresh"));
             assertThat(readinessHttpCode(context)).isEqualTo(200);
+            assertThat(health.getDetails()).as("error counts are cumulative and say so")
+                    .containsKey("errorsSinceStart").doesNotContainKey("errors");
         });
         // The recommended status order makes the group itself say DEGRADED, still with 200.
         runner.withUserConfiguration(NoHeartbeatClient.class).withPropertyValues(READINESS,

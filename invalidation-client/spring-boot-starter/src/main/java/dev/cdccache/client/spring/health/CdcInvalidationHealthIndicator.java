@@ -104,7 +104,9 @@ public class CdcInvalidationHealthIndicator extends AbstractHealthIndicator {
                 errors.put(reason.tag(), count);
             }
         }
-        builder.withDetail("errors", errors);
+        // Counts since the client started, never reset: named so that nobody reads an old transient failure
+        // (one start-up timeout) as a current one; ready, fresh and problems say what holds now.
+        builder.withDetail("errorsSinceStart", errors);
         Map<String, Long> sizes = new LinkedHashMap<>();
         for (InvalidatingCache<Object, Object> cache : client.caches()) {
             sizes.put(cache.name(), cache.estimatedSize());

@@ -100,23 +100,28 @@ public final class HeartbeatWriter implements SmartLifecycle {
     public synchronized void writeOrFail() {
         String currentEpoch = epoch.get();
         try {
-            if (connection == null || connection.isClosed()) {
-                connection = DatabaseCheck.connect(database);
-                connection.setAutoCommit(true);
-            }
-            try (PreparedStatement s = connection.prepareStatement(row.upsertStatement())) {
-                s.setString(1, row.connectorId());
-                s.setString(2, currentEpoch);
-                s.setString(3, row.tablesColumn());
-                s.executeUpdate();
-            }
-            writes.increment();
+            upsert(currentEpoch);
         } catch (SQLException | RuntimeException e) {
             failures.increment();
             closeConnection();
             throw new IllegalStateException("Could not write the heartbeat row with the new epoch " + currentEpoch
                     + " (" + e.getMessage() + "); stopping, so that a restart reads the binlog from before its reason", e);
         }
+    }
+
+    /** Writes the row with {@code currentEpoch} on the writer's connection, opening it first if needed. */
+    private void upsert(String currentEpoch) throws SQLException {
+        if (connection == null || connection.isClosed()) {
+            connection = DatabaseCheck.connect(database, settings);
+            connection.setAutoCommit(true);
+        }
+        try (PreparedStatement s = connection.prepareStatement(row.upsertStatement())) {
+            s.setString(1, row.connectorId());
+            s.setString(2, currentEpoch);
+            s.setString(3, row.tablesColumn());
+            s.executeUpdate();
+        }
+        writes.increment();
     }
 
     /** Writes the row once; public for tests. */
@@ -126,17 +131,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
             return; // the start-up check has not decided the epoch yet; it writes the first row itself
         }
         try {
-            if (connection == null || connection.isClosed()) {
-                connection = DatabaseCheck.connect(database, settings);
-                connection.setAutoCommit(true);
-            }
-            try (PreparedStatement s = connection.prepareStatement(row.upsertStatement())) {
-                s.setString(1, row.connectorId());
-                s.setString(2, currentEpoch);
-                s.setString(3, row.tablesColumn());
-                s.executeUpdate();
-            }
-            writes.increment();
+            upsert(currentEpoch);
             if (failing) {
                 failing = false;
                 log.info("Heartbeat writes to the database work again");

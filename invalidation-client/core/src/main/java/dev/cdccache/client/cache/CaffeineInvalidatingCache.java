@@ -160,16 +160,26 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         if (tx != null) {
             return loadInTransaction(key, loader, tx);
         }
-        return PersistenceContextReads.isOpen() ? loadWithoutLeading(key, loader) : loadSingleFlight(key, loader);
+        long contextSince = PersistenceContextReads.openSince();
+        return contextSince == PersistenceContextReads.NONE ? loadSingleFlight(key, loader)
+                : loadWithoutLeading(key, loader, contextSince);
     }
 
     /**
      * A miss while a persistence context is open on this thread: joins a load already running elsewhere, but never
      * leads one, since waiting callers must not receive an entity the context read before a change they have seen.
      */
-    private V loadWithoutLeading(K key, Function<? super K, ? extends V> loader) {
+    private V loadWithoutLeading(K key, Function<? super K, ? extends V> loader, long contextSince) {
         CompletableFuture<V> leader = inFlight.get(key);
-        return leader != null ? join(leader) : load(key, loader);
+        return leader != null ? join(leader) : loadAsOf(key, loader, contextSince);
+    }
+
+    /** Stamp as of a persistence context's opening, read, store-if-unchanged. */
+    private V loadAsOf(K key, Function<? super K, ? extends V> loader, long contextSince) {
+        LoadStamp<K> stamp = stampAsOfFloor(key, contextSince);
+        V value = loader.apply(key);
+        storeCommitted(stamp, value);
+        return value;
     }
 
     /**
@@ -219,12 +229,10 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
 
     /** Stamp, read, store-if-unchanged; the stamp must precede the read. */
     private V load(K key, Function<? super K, ? extends V> loader) {
-        if (PersistenceContextReads.isOpen()) {
+        long contextSince = PersistenceContextReads.openSince();
+        if (contextSince != PersistenceContextReads.NONE) {
             // Also a refresh run on this thread by a caller-runs executor: the context may answer it.
-            LoadStamp<K> stamp = stampNow(key);
-            V value = loader.apply(key);
-            storeCommitted(stamp, value);
-            return value;
+            return loadAsOf(key, loader, contextSince);
         }
         int stripe = InvalidationGenerations.stripe(key);
         long cacheGeneration = generations.cacheGenerationForStamp();
@@ -404,8 +412,9 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         if (tx != null) {
             return loadMissingInTransaction(missing, bulkLoader, tx);
         }
-        if (PersistenceContextReads.isOpen()) {
-            return loadMissingInPersistenceContext(missing, bulkLoader);
+        long contextSince = PersistenceContextReads.openSince();
+        if (contextSince != PersistenceContextReads.NONE) {
+            return loadMissingInPersistenceContext(missing, bulkLoader, contextSince);
         }
         int n = missing.size();
         int[] stripes = new int[n];
@@ -450,10 +459,11 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
 
     /** A bulk load while a persistence context is open on this thread: stamped as of its opening. */
     private Map<? extends K, ? extends V> loadMissingInPersistenceContext(Set<K> missing,
-            Function<? super Set<? extends K>, ? extends Map<? extends K, ? extends V>> bulkLoader) {
+            Function<? super Set<? extends K>, ? extends Map<? extends K, ? extends V>> bulkLoader,
+            long contextSince) {
         List<LoadStamp<K>> stamps = new ArrayList<>(missing.size());
         for (K key : missing) {
-            stamps.add(stampNow(key));
+            stamps.add(stampAsOfFloor(key, contextSince));
         }
         Map<? extends K, ? extends V> loaded = bulkLoader.apply(Collections.unmodifiableSet(missing));
         if (loaded == null) {
@@ -495,12 +505,16 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     LoadStamp<K> stampNow(K key) {
         long contextSince = PersistenceContextReads.openSince();
         return contextSince == PersistenceContextReads.NONE ? generations.stamp(key, guard.now())
-                : stampAsOf(key, contextSince);
+                : stampAsOfFloor(key, contextSince);
     }
 
     /** The stamp {@link #stampNow} would have returned when {@code sequence} was drawn, or one never cached. */
     LoadStamp<K> stampAsOf(K key, long sequence) {
-        sequence = Math.min(sequence, PersistenceContextReads.openSince());
+        return stampAsOfFloor(key, Math.min(sequence, PersistenceContextReads.openSince()));
+    }
+
+    /** {@link #stampAsOf} for a sequence value that already accounts for the persistence contexts open here. */
+    private LoadStamp<K> stampAsOfFloor(K key, long sequence) {
         // Generations first, marks second: an invalidation records its mark before it bumps the generation, so
         // one that the marks do not show yet is seen by putLoaded's generation check (see InvalidationSequence).
         LoadStamp<K> now = generations.stamp(key, Math.min(guard.now(), InvalidationSequence.epochMillis(sequence)));

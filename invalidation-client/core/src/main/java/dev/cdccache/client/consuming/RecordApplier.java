@@ -9,8 +9,10 @@ import dev.cdccache.client.metrics.LogThrottle;
 import dev.cdccache.client.parsing.ChangeEvent;
 import dev.cdccache.client.parsing.EnvelopeParser;
 import dev.cdccache.client.parsing.MalformedEventException;
+import dev.cdccache.client.parsing.RowColumns;
 import dev.cdccache.client.staleness.HeartbeatCoverage;
 import dev.cdccache.client.staleness.StalenessGuard;
+import dev.cdccache.contract.HeartbeatTable;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -54,6 +56,8 @@ final class RecordApplier {
     /** Bound topics whose records without a {@code cdc-connector} header were reported (once each). */
     private final Set<String> unattributedReported = new HashSet<>();
     private final EnvelopeParser parser = new EnvelopeParser();
+    /** Per bound topic and the heartbeat topic: the row columns an event of it is parsed with. */
+    private final Map<String, RowColumns> columnsByTopic;
     /** One report a minute per listener class. */
     private final LogThrottle listenerFailureLog;
 
@@ -74,6 +78,27 @@ final class RecordApplier {
         this.heartbeatRequired = heartbeatRequired;
         this.maxClockSkewMillis = maxClockSkewMillis;
         this.listenerFailureLog = new LogThrottle(clock, 60_000);
+        this.columnsByTopic = columnsByTopic(router, heartbeatTopic, !this.listeners.isEmpty());
+    }
+
+    /**
+     * The columns parsed per topic: the key columns of the caches bound to it, the heartbeat row's columns on the
+     * heartbeat topic; every column as soon as a listener is registered, since listeners see whole rows. The
+     * columns of the other topics are skipped undecoded: most of a wide row, and most of the parsing cost.
+     */
+    private static Map<String, RowColumns> columnsByTopic(EvictionRouter router, String heartbeatTopic,
+            boolean listeners) {
+        Map<String, RowColumns> columns = new HashMap<>();
+        if (listeners) {
+            return columns; // every topic falls back to all columns
+        }
+        for (String topic : router.topics()) {
+            columns.put(topic, RowColumns.only(router.keyColumnsOf(topic)));
+        }
+        if (!router.isBound(heartbeatTopic)) {
+            columns.put(heartbeatTopic, RowColumns.only(Set.copyOf(HeartbeatTable.COLUMNS)));
+        }
+        return Map.copyOf(columns);
     }
 
     /**
@@ -111,6 +136,11 @@ final class RecordApplier {
         }
     }
 
+    /** The row columns events of {@code topic} are parsed with. */
+    RowColumns columnsOf(String topic) {
+        return columnsByTopic.getOrDefault(topic, RowColumns.all());
+    }
+
     /** Positions every partition of the batch at its first record from {@code from} on, so none is skipped. */
     private void rewindTo(List<ConsumerRecord<byte[], byte[]>> batch, int from) {
         Map<TopicPartition, Long> firstUnhandled = new HashMap<>();
@@ -138,7 +168,7 @@ final class RecordApplier {
         }
         ChangeEvent event;
         try {
-            event = parser.parse(topic, record.partition(), record.offset(), value);
+            event = parser.parse(topic, record.partition(), record.offset(), value, columnsOf(topic));
         } catch (MalformedEventException e) {
             ErrorReason reason = switch (e.reason()) {
                 case MALFORMED_JSON -> ErrorReason.MALFORMED_JSON;

@@ -9,6 +9,7 @@ import dev.cdccache.client.parsing.ChangeEvent;
 import dev.cdccache.client.parsing.Operation;
 import dev.cdccache.client.position.AppliedPositions;
 import dev.cdccache.contract.ReducedEvent;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -58,6 +59,20 @@ public final class EvictionRouter {
 
     public boolean isBound(String topic) {
         return bindingsByTopic.containsKey(topic);
+    }
+
+    /**
+     * The columns the caches bound to {@code topic} derive keys from: all that {@link #apply} reads of a row
+     * (evict-all bindings read none). Empty for a topic no cache is bound to.
+     */
+    public Set<String> keyColumnsOf(String topic) {
+        Set<String> columns = new HashSet<>();
+        for (CacheBinding binding : bindingsByTopic.getOrDefault(topic, List.of())) {
+            if (!binding.evictAll()) {
+                columns.addAll(binding.keyMapper().columns());
+            }
+        }
+        return columns;
     }
 
     /** Applies one parsed event. */

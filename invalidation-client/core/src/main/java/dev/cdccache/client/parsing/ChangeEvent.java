@@ -10,8 +10,10 @@ import tools.jackson.databind.JsonNode;
  * @param partition its partition
  * @param offset its offset
  * @param operation what happened to the row
- * @param before the row before the change (an object node), or {@code null}
- * @param after the row after the change (an object node), or {@code null}
+ * @param before the row before the change (an object node), or {@code null}; the consumer parses only the
+ *        columns its caches derive keys from unless an {@code InvalidationListener} is registered, in which case
+ *        it holds every column
+ * @param after the row after the change (an object node), or {@code null}; columns as for {@code before}
  * @param database {@code source.db}, or {@code null} if absent
  * @param table {@code source.table}, or {@code null} if absent
  * @param sourceTimestampMillis {@code source.ts_ms}: the commit time in the binlog, which MariaDB records

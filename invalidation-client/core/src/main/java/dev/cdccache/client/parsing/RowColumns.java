@@ -1,6 +1,7 @@
 package dev.cdccache.client.parsing;
 
 import dev.cdccache.client.Internal;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -47,6 +48,16 @@ public final class RowColumns {
     /** Whether every column is kept. */
     public boolean keepsAll() {
         return names == null;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof RowColumns that && Objects.equals(names, that.names);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hashCode(names);
     }
 
     @Override

@@ -12,7 +12,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.cdccache.client.InvalidationListener;
 import dev.cdccache.client.metrics.BadInputLog;
 import dev.cdccache.client.metrics.ErrorReason;
+import dev.cdccache.client.parsing.RowColumns;
 import dev.cdccache.client.staleness.HeartbeatCoverage;
+import dev.cdccache.contract.HeartbeatTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +23,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
 
 /** The handling of one record and of a poll batch, on its own (no loop, no Kafka). */
 class RecordApplierTest {
@@ -31,9 +34,12 @@ class RecordApplierTest {
     private InvalidationListener listener = event -> heard.add(event.offset());
 
     private RecordApplier applier() {
+        return applier(List.of(event -> listener.onApplied(event)));
+    }
+
+    private RecordApplier applier(List<InvalidationListener> listeners) {
         return new RecordApplier(parts.kafka, parts.router, HEARTBEAT, coverage, parts.guard, parts.metrics,
-                new BadInputLog(parts.clock::get), List.of(event -> listener.onApplied(event)), parts.clock::get,
-                1024, true, 250);
+                new BadInputLog(parts.clock::get), listeners, parts.clock::get, 1024, true, 250);
     }
 
     private static ConsumerRecords<byte[], byte[]> batch(List<ConsumerRecord<byte[], byte[]>> records) {
@@ -111,5 +117,34 @@ class RecordApplierTest {
         assertThat(parts.cached(5)).isFalse();
         assertThat(parts.metrics.unprovenEvictions("new_coverage")).isEqualTo(1);
         assertThat(coverage.feeders(COUPON)).containsOnlyKeys("shard-a", "shard-b");
+    }
+
+    @Test
+    void withoutListenersOnlyTheColumnsTheCachesAndHeartbeatsReadAreParsed() {
+        RecordApplier applier = applier(List.of());
+        assertThat(applier.columnsOf(COUPON)).isEqualTo(RowColumns.only(Set.of("id")));
+        assertThat(applier.columnsOf(HEARTBEAT)).isEqualTo(RowColumns.only(Set.copyOf(HeartbeatTable.COLUMNS)));
+        assertThat(applier.columnsOf("cdc.coupon_db.unbound").keepsAll()).as("nothing known: all").isTrue();
+
+        long now = parts.clock.get();
+        applier.apply(record(HEARTBEAT, 0, heartbeat("c1", now - 50, TABLE), "c1"));
+        assertThat(parts.guard.lastHeartbeat()).isEqualTo(now - 50);
+        parts.load(1);
+        parts.load(2);
+        applier.apply(record(COUPON, 0, "{\"op\":\"u\",\"before\":{\"code\":\"A\",\"note\":{\"j\":[1]},\"id\":1},"
+                + "\"after\":{\"code\":\"B\",\"id\":1,\"note\":\"x\"}}", "c1"));
+        assertThat(parts.cached(1)).isFalse();
+        assertThat(parts.cached(2)).isTrue();
+    }
+
+    @Test
+    void aListenerSeesEveryColumnOfTheRowNotOnlyTheKeyColumns() {
+        List<JsonNode> rows = new ArrayList<>();
+        RecordApplier applier = applier(List.of(event -> rows.add(event.after())));
+        assertThat(applier.columnsOf(COUPON).keepsAll()).isTrue();
+        applier.apply(record(COUPON, 0, "{\"op\":\"c\",\"after\":{\"id\":1,\"code\":\"B\",\"stamp\":1772360130041211}}",
+                null));
+        assertThat(rows).singleElement().satisfies(row -> assertThat(row.propertyNames())
+                .containsExactlyInAnyOrder("id", "code", "stamp"));
     }
 }

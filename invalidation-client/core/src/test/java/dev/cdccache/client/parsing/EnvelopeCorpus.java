@@ -14,9 +14,15 @@ import java.util.Random;
  */
 final class EnvelopeCorpus {
 
-    /** The coupon table's columns, as the connector encodes them with {@code decimal.handling.mode=string}. */
-    static final List<String> COUPON_COLUMNS = List.of("id", "code", "campaign_id", "discount", "min_order",
-            "currency", "valid_from", "valid_until", "created_at", "updated_at", "max_redemptions", "description");
+    /**
+     * The coupon table of the coupon service (its V1 migration), as the connector encodes its columns with
+     * {@code decimal.handling.mode=string}: DECIMAL as a string, DATE as days since the epoch, DATETIME(6) as
+     * microseconds since the epoch.
+     */
+    static final List<String> COUPON_COLUMNS = List.of("id", "code", "place_id", "name", "discount_type",
+            "discount_value", "minimum_price", "valid_from", "valid_until", "status", "issue_limit", "updated_at");
+    /** The columns the coupon service's caches derive keys from. */
+    static final java.util.Set<String> COUPON_KEY_COLUMNS = java.util.Set.of("id", "code", "place_id");
 
     private final Random random;
 
@@ -24,10 +30,10 @@ final class EnvelopeCorpus {
         this.random = random;
     }
 
-    /** One coupon-table update as the connector publishes it (fixed values: the benchmark's input). */
+    /** One coupon update as the MariaDB connector publishes it (fixed values: the benchmark's input). */
     static String couponUpdate() {
-        return "{\"before\":" + couponRow(4711, "SPRING-4711", "10.00") + ",\"after\":"
-                + couponRow(4711, "SPRING-4711", "12.50") + ",\"source\":{\"version\":\"3.5.0.Final\","
+        return "{\"before\":" + couponRow("10.00", 1772360101123456L) + ",\"after\":"
+                + couponRow("12.50", 1772360130041211L) + ",\"source\":{\"version\":\"3.5.0.Final\","
                 + "\"connector\":\"mariadb\",\"name\":\"cdc\",\"ts_ms\":1772360130000,\"snapshot\":\"false\","
                 + "\"db\":\"coupon\",\"sequence\":null,\"ts_us\":1772360130000000,\"ts_ns\":1772360130000000000,"
                 + "\"table\":\"coupon\",\"server_id\":1,\"gtid\":\"0-1-48213\",\"file\":\"mariadb-bin.000003\","
@@ -35,11 +41,11 @@ final class EnvelopeCorpus {
                 + "\"ts_ms\":1772360130041,\"ts_us\":1772360130041211,\"ts_ns\":1772360130041211000}";
     }
 
-    private static String couponRow(long id, String code, String discount) {
-        return "{\"id\":" + id + ",\"code\":\"" + code + "\",\"campaign_id\":17,\"discount\":\"" + discount
-                + "\",\"min_order\":\"50.00\",\"currency\":\"EUR\",\"valid_from\":20513,\"valid_until\":20604,"
-                + "\"created_at\":1772000000123456,\"updated_at\":1772360130041211,\"max_redemptions\":1000,"
-                + "\"description\":\"Spring campaign: 12.5% off orders over 50 EUR\"}";
+    private static String couponRow(String discount, long updatedAtMicros) {
+        return "{\"id\":4711,\"code\":\"SPRING-4711\",\"place_id\":17,\"name\":\"Spring campaign: 12.5% off over 50\","
+                + "\"discount_type\":\"PERCENTAGE\",\"discount_value\":\"" + discount + "\",\"minimum_price\":\"50.00\","
+                + "\"valid_from\":20513,\"valid_until\":20604,\"status\":\"ACTIVE\",\"issue_limit\":1000,"
+                + "\"updated_at\":" + updatedAtMicros + "}";
     }
 
     /** A generated envelope; most are well formed, some deviate in one or more fields. */
@@ -135,14 +141,15 @@ final class EnvelopeCorpus {
 
     private String couponValue(String column) {
         return switch (column) {
-            case "id", "campaign_id", "max_redemptions" -> Long.toString(random.nextInt(3) == 0
+            case "id", "place_id", "issue_limit" -> Long.toString(random.nextInt(3) == 0
                     ? random.nextLong() : random.nextInt(1_000_000));
             case "code" -> quote("C-" + random.nextInt(100_000));
-            case "discount", "min_order" -> quote(random.nextInt(1000) + "." + String.format("%02d", random.nextInt(100)));
-            case "currency" -> pick("\"EUR\"", "\"USD\"", "null");
+            case "discount_value", "minimum_price" -> quote(random.nextInt(1000) + "." + String.format("%02d", random.nextInt(100)));
+            case "discount_type" -> pick("\"FIXED_AMOUNT\"", "\"PERCENTAGE\"");
+            case "status" -> pick("\"ACTIVE\"", "\"PAUSED\"", "\"ENDED\"");
             case "valid_from", "valid_until" -> Integer.toString(20_000 + random.nextInt(1000)); // days since epoch
-            case "created_at", "updated_at" -> Long.toString(1_772_000_000_000_000L + random.nextInt(1_000_000_000)); // micros
-            default -> pick("null", quote("Spring campaign"), "\"caf\\u00e9 \\ud83d\\ude00 \\\"quoted\\\" \\n\"",
+            case "updated_at" -> Long.toString(1_772_000_000_000_000L + random.nextInt(1_000_000_000)); // micros
+            default -> pick(quote("Spring campaign"), "\"caf\\u00e9 \\ud83d\\ude00 \\\"quoted\\\" \\n\"",
                     "\"" + "x".repeat(random.nextInt(3000)) + "\"");
         };
     }

@@ -25,7 +25,7 @@ import tools.jackson.databind.node.ObjectNode;
 class EnvelopeParserEquivalenceTest {
 
     private static final String TOPIC = "cdc.coupon.coupon";
-    private static final Set<String> KEY_COLUMNS = Set.of("id", "code");
+    private static final Set<String> KEY_COLUMNS = EnvelopeCorpus.COUPON_KEY_COLUMNS;
 
     private final EnvelopeParser parser = new EnvelopeParser();
     private final TreeEnvelopeParser oracle = new TreeEnvelopeParser();

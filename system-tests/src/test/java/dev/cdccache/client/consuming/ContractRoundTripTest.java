@@ -6,6 +6,7 @@ import dev.cdccache.client.parsing.ChangeEvent;
 import dev.cdccache.client.parsing.EnvelopeParser;
 import dev.cdccache.client.parsing.MalformedEventException;
 import dev.cdccache.client.parsing.Operation;
+import dev.cdccache.client.parsing.TreeEnvelopeParser;
 import dev.cdccache.client.staleness.HeartbeatCoverage;
 import dev.cdccache.connector.heartbeat.HeartbeatRecords;
 import dev.cdccache.connector.metrics.PublishMetrics;
@@ -93,6 +94,7 @@ class ContractRoundTripTest {
 
     private final JsonMapper json = JsonMapper.builder().build();
     private final EnvelopeParser parser = new EnvelopeParser();
+    private final TreeEnvelopeParser oracle = new TreeEnvelopeParser();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final MockProducer<byte[], byte[]> producer =
             new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
@@ -160,9 +162,12 @@ class ContractRoundTripTest {
     }
 
     /** What the client's consumer parses out of a record the connector produced. */
+    /** The event the client reads from {@code record}; the tree parse it replaced must read the very same. */
     private ChangeEvent read(ProducerRecord<byte[], byte[]> record) {
         try {
-            return parser.parse(record.topic(), 0, 0, record.value());
+            ChangeEvent event = parser.parse(record.topic(), 0, 0, record.value());
+            assertThat(event).isEqualTo(oracle.parse(record.topic(), 0, 0, record.value()));
+            return event;
         } catch (MalformedEventException e) {
             throw new AssertionError("the client refused what the connector published: " + e.getMessage(), e);
         }

@@ -8,6 +8,7 @@ import java.util.Set;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
@@ -77,7 +78,9 @@ public final class EnvelopeParser {
             if (value.length > maxStringLength) {
                 mapper.readTree(value); // only for the string-length check of skipped strings; rare and large
             }
-            try (JsonParser p = mapper.createParser(value)) {
+            // A bare token parser: the mapper's own createParser would set up a deserialization context per call,
+            // which nothing here uses.
+            try (JsonParser p = mapper.tokenStreamFactory().createParser(ObjectReadContext.empty(), value)) {
                 JsonToken first = p.nextToken();
                 if (first == JsonToken.START_OBJECT) {
                     root = readFields(p, columns, true);

@@ -12,13 +12,14 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The envelope parser the client used before {@link EnvelopeParser} read a token stream: the whole value read
  * as a JSON tree, the fields picked from it. Kept, unchanged, only as the oracle the streaming parser is
- * compared with (EnvelopeParserEquivalenceTest) and measured against (EnvelopeParseBenchmark).
+ * compared with (EnvelopeParserEquivalenceTest, and the system tests' envelopes from the connector) and
+ * measured against (EnvelopeParseBenchmark).
  */
-final class TreeEnvelopeParser {
+public final class TreeEnvelopeParser {
 
     private final ObjectMapper mapper;
 
-    TreeEnvelopeParser() {
+    public TreeEnvelopeParser() {
         this(JsonMapper.builder().build());
     }
 

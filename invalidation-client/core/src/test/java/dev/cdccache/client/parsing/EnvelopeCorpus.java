@@ -9,8 +9,8 @@ import java.util.Random;
  * Generates change-event values as JSON text, written by hand so that field order, duplicated names, odd types and
  * escapes are under the test's control: the envelopes of every operation (the coupon table's twelve columns and
  * their Debezium encodings, the heartbeat row), with the MariaDB connector's {@code source} block and a
- * {@code transaction} block, in shuffled field order, with or without embedded schema, plus deviations a
- * misbehaving producer could send. Deterministic for a given {@link Random}.
+ * {@code transaction} block, in shuffled field order, with or without embedded schema, transaction boundary
+ * records, plus deviations a misbehaving producer could send. Deterministic for a given {@link Random}.
  */
 final class EnvelopeCorpus {
 
@@ -50,6 +50,9 @@ final class EnvelopeCorpus {
 
     /** A generated envelope; most are well formed, some deviate in one or more fields. */
     String next() {
+        if (random.nextInt(30) == 0) {
+            return transactionMarker();
+        }
         List<String> fields = new ArrayList<>();
         String op = pick("c", "u", "d", "r", "t", "m");
         boolean heartbeat = random.nextInt(8) == 0;
@@ -152,6 +155,19 @@ final class EnvelopeCorpus {
             default -> pick(quote("Spring campaign"), "\"caf\\u00e9 \\ud83d\\ude00 \\\"quoted\\\" \\n\"",
                     "\"" + "x".repeat(random.nextInt(3000)) + "\"");
         };
+    }
+
+    /**
+     * A transaction boundary as Debezium writes it with {@code provide.transaction.metadata} (which the connector
+     * refuses, but a misrouted topic could still carry): no {@code op}, so not an envelope.
+     */
+    private String transactionMarker() {
+        String id = quote("0-1-" + random.nextInt(100_000));
+        return random.nextBoolean()
+                ? "{\"status\":\"BEGIN\",\"id\":" + id + ",\"ts_ms\":1772360130000,\"event_count\":null,"
+                        + "\"data_collections\":null}"
+                : "{\"status\":\"END\",\"id\":" + id + ",\"ts_ms\":1772360130000,\"event_count\":3,"
+                        + "\"data_collections\":[{\"data_collection\":\"coupon.coupon\",\"event_count\":3}]}";
     }
 
     private String heartbeatRow() {

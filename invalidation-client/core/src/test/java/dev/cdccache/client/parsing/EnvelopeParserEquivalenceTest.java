@@ -3,8 +3,6 @@ package dev.cdccache.client.parsing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -12,9 +10,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.json.JsonFactory;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The streaming {@link EnvelopeParser} against the tree parse it replaced ({@link TreeEnvelopeParser}, the
@@ -113,7 +109,7 @@ class EnvelopeParserEquivalenceTest {
                 "{\"op\":\"c\",\"after\":{\"id\":1,\"description\":" + withinLimitButLong + "}}")) {
             byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
             for (RowColumns columns : List.of(RowColumns.all(), RowColumns.only(KEY_COLUMNS))) {
-                Outcome expected = outcome(() -> project(limitedOracle.parse(TOPIC, 0, 1, bytes), columns));
+                Outcome expected = outcome(() -> ChangeEvents.keepingOnly(limitedOracle.parse(TOPIC, 0, 1, bytes), columns));
                 Outcome actual = outcome(() -> limited.parse(TOPIC, 0, 1, bytes, columns));
                 assertThat(actual.withoutLengthReached()).as(value.substring(0, 60))
                         .isEqualTo(expected.withoutLengthReached());
@@ -148,7 +144,7 @@ class EnvelopeParserEquivalenceTest {
         String text = new String(value, StandardCharsets.UTF_8);
         Outcome expected = outcome(() -> oracle.parse(TOPIC, 3, 99, value));
         assertThat(outcome(() -> parser.parse(TOPIC, 3, 99, value))).as(text).isEqualTo(expected);
-        Outcome expectedKeys = outcome(() -> project(oracle.parse(TOPIC, 3, 99, value), RowColumns.only(KEY_COLUMNS)));
+        Outcome expectedKeys = outcome(() -> ChangeEvents.keepingOnly(oracle.parse(TOPIC, 3, 99, value), RowColumns.only(KEY_COLUMNS)));
         assertThat(outcome(() -> parser.parse(TOPIC, 3, 99, value, RowColumns.only(KEY_COLUMNS)))).as(text)
                 .isEqualTo(expectedKeys);
         if (expected.event() == null) {
@@ -157,29 +153,6 @@ class EnvelopeParserEquivalenceTest {
         String kind = expected.event().truncated() ? "event truncated" : "event";
         return text.contains("\"payload\":{") && text.contains("\"schema\"") && !expected.event().truncated()
                 ? "event with schema" : kind;
-    }
-
-    /** The event as it would be with only {@code columns} kept in its row images. */
-    private static ChangeEvent project(ChangeEvent event, RowColumns columns) {
-        return new ChangeEvent(event.topic(), event.partition(), event.offset(), event.operation(),
-                project(event.before(), columns), project(event.after(), columns), event.database(), event.table(),
-                event.sourceTimestampMillis(), event.eventTimestampMillis(), event.truncatedColumns(), event.gtid());
-    }
-
-    private static JsonNode project(JsonNode row, RowColumns columns) {
-        if (row == null) {
-            return null;
-        }
-        ObjectNode kept = ((ObjectNode) row).deepCopy();
-        List<String> dropped = new ArrayList<>();
-        for (Iterator<String> names = kept.propertyNames().iterator(); names.hasNext(); ) {
-            String name = names.next();
-            if (!columns.keeps(name)) {
-                dropped.add(name);
-            }
-        }
-        kept.remove(dropped);
-        return kept;
     }
 
     private interface Parse {

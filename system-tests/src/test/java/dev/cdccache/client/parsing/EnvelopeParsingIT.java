@@ -139,7 +139,7 @@ class EnvelopeParsingIT {
                 .endsWith("Ω".repeat(20_000)));
     }
 
-    /** {@code count} records of {@code topic}, every partition read from the beginning (in no order across partitions). */
+    /** {@code count} records of {@code topic}, every partition read from the beginning (no order across partitions). */
     private static List<ConsumerRecord<byte[], byte[]>> read(String topic, int count) {
         Map<String, Object> props = Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers(),

@@ -135,7 +135,13 @@ final class BulkLookupResult<K, V> extends AbstractMap<K, V> {
 
             @Override
             public Iterator<K> iterator() {
-                return new Positions<>(keys);
+                return new Cursor<>() {
+                    @Override
+                    @SuppressWarnings("unchecked")
+                    K at(int i) {
+                        return (K) keys[i];
+                    }
+                };
             }
         };
     }
@@ -150,19 +156,49 @@ final class BulkLookupResult<K, V> extends AbstractMap<K, V> {
 
             @Override
             public Iterator<V> iterator() {
-                return new Positions<>(values);
+                return new Cursor<>() {
+                    @Override
+                    @SuppressWarnings("unchecked")
+                    V at(int i) {
+                        return (V) values[i];
+                    }
+                };
             }
         };
     }
 
-    /** Iterates one of the arrays up to {@link #size}, without entry objects. */
-    private final class Positions<T> implements Iterator<T> {
-        private final Object[] array;
+    @Override
+    public Set<Map.Entry<K, V>> entrySet() {
+        Set<Map.Entry<K, V>> view = entrySet;
+        if (view == null) {
+            view = new AbstractSet<>() {
+                @Override
+                public int size() {
+                    return size;
+                }
+
+                @Override
+                public Iterator<Map.Entry<K, V>> iterator() {
+                    return new Cursor<>() {
+                        @Override
+                        @SuppressWarnings("unchecked")
+                        Map.Entry<K, V> at(int i) {
+                            return new AbstractMap.SimpleImmutableEntry<>((K) keys[i], (V) values[i]);
+                        }
+                    };
+                }
+            };
+            entrySet = view;
+        }
+        return view;
+    }
+
+    /** Walks the positions in order; unmodifiable (no {@code remove}), so none of the views can change the map. */
+    private abstract class Cursor<T> implements Iterator<T> {
         private int next;
 
-        Positions(Object[] array) {
-            this.array = array;
-        }
+        /** What the iterator returns for position {@code i}. */
+        abstract T at(int i);
 
         @Override
         public boolean hasNext() {
@@ -170,53 +206,11 @@ final class BulkLookupResult<K, V> extends AbstractMap<K, V> {
         }
 
         @Override
-        @SuppressWarnings("unchecked")
         public T next() {
             if (next >= size) {
                 throw new NoSuchElementException();
             }
-            return (T) array[next++];
-        }
-    }
-
-    @Override
-    public Set<Map.Entry<K, V>> entrySet() {
-        Set<Map.Entry<K, V>> view = entrySet;
-        if (view == null) {
-            view = new Entries();
-            entrySet = view;
-        }
-        return view;
-    }
-
-    /** The pairs in order; unmodifiable (its iterator does not support {@code remove}). */
-    private final class Entries extends AbstractSet<Map.Entry<K, V>> {
-
-        @Override
-        public int size() {
-            return size;
-        }
-
-        @Override
-        public Iterator<Map.Entry<K, V>> iterator() {
-            return new Iterator<>() {
-                private int next;
-
-                @Override
-                public boolean hasNext() {
-                    return next < size;
-                }
-
-                @Override
-                @SuppressWarnings("unchecked")
-                public Map.Entry<K, V> next() {
-                    if (next >= size) {
-                        throw new NoSuchElementException();
-                    }
-                    int i = next++;
-                    return new AbstractMap.SimpleImmutableEntry<>((K) keys[i], (V) values[i]);
-                }
-            };
+            return at(next++);
         }
     }
 }

@@ -359,11 +359,6 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         return stored[0];
     }
 
-    /**
-     * {@inheritDoc}
-     *
-     * <p>The map returned is unmodifiable.
-     */
     @Override
     public Map<K, V> getAll(Collection<? extends K> keys,
             Function<? super Set<? extends K>, ? extends Map<? extends K, ? extends V>> bulkLoader) {

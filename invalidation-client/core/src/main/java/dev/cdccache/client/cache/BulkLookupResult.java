@@ -10,6 +10,8 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import java.util.function.IntFunction;
+import java.util.function.Predicate;
 
 /**
  * The unmodifiable map {@link CaffeineInvalidatingCache#getAll} returns: the keys in the order they were requested,
@@ -121,32 +123,13 @@ final class BulkLookupResult<K, V> extends AbstractMap<K, V> {
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public Set<K> keySet() {
-        return new AbstractSet<>() {
-            @Override
-            public int size() {
-                return size;
-            }
-
-            @Override
-            public boolean contains(Object key) {
-                return containsKey(key);
-            }
-
-            @Override
-            public Iterator<K> iterator() {
-                return new Cursor<>() {
-                    @Override
-                    @SuppressWarnings("unchecked")
-                    K at(int i) {
-                        return (K) keys[i];
-                    }
-                };
-            }
-        };
+        return new PositionSet<>(i -> (K) keys[i], this::containsKey);
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public Collection<V> values() {
         return new AbstractCollection<>() {
             @Override
@@ -156,49 +139,58 @@ final class BulkLookupResult<K, V> extends AbstractMap<K, V> {
 
             @Override
             public Iterator<V> iterator() {
-                return new Cursor<>() {
-                    @Override
-                    @SuppressWarnings("unchecked")
-                    V at(int i) {
-                        return (V) values[i];
-                    }
-                };
+                return new Cursor<>(i -> (V) values[i]);
             }
         };
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public Set<Map.Entry<K, V>> entrySet() {
         Set<Map.Entry<K, V>> view = entrySet;
         if (view == null) {
-            view = new AbstractSet<>() {
-                @Override
-                public int size() {
-                    return size;
-                }
-
-                @Override
-                public Iterator<Map.Entry<K, V>> iterator() {
-                    return new Cursor<>() {
-                        @Override
-                        @SuppressWarnings("unchecked")
-                        Map.Entry<K, V> at(int i) {
-                            return new AbstractMap.SimpleImmutableEntry<>((K) keys[i], (V) values[i]);
-                        }
-                    };
-                }
-            };
+            view = new PositionSet<>(i -> new AbstractMap.SimpleImmutableEntry<>((K) keys[i], (V) values[i]), null);
             entrySet = view;
         }
         return view;
     }
 
+    /** The keys or the entries as a set view. */
+    private final class PositionSet<T> extends AbstractSet<T> {
+        private final IntFunction<T> at;
+        /** A faster {@code contains} than walking the positions, or {@code null}. */
+        private final Predicate<Object> member;
+
+        PositionSet(IntFunction<T> at, Predicate<Object> member) {
+            this.at = at;
+            this.member = member;
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+
+        @Override
+        public boolean contains(Object o) {
+            return member != null ? member.test(o) : super.contains(o);
+        }
+
+        @Override
+        public Iterator<T> iterator() {
+            return new Cursor<>(at);
+        }
+    }
+
     /** Walks the positions in order; unmodifiable (no {@code remove}), so none of the views can change the map. */
-    private abstract class Cursor<T> implements Iterator<T> {
+    private final class Cursor<T> implements Iterator<T> {
+        /** What the iterator returns for a position. */
+        private final IntFunction<T> at;
         private int next;
 
-        /** What the iterator returns for position {@code i}. */
-        abstract T at(int i);
+        Cursor(IntFunction<T> at) {
+            this.at = at;
+        }
 
         @Override
         public boolean hasNext() {
@@ -210,7 +202,7 @@ final class BulkLookupResult<K, V> extends AbstractMap<K, V> {
             if (next >= size) {
                 throw new NoSuchElementException();
             }
-            return at(next++);
+            return at.apply(next++);
         }
     }
 }

@@ -55,6 +55,10 @@ class BulkLookupTest {
         assertThat(result.containsKey(9L)).isFalse();
         assertThat(result.get(2L)).isEqualTo("b");
         assertThat(result.keySet()).containsExactly(3L, 2L, 1L);
+        assertThat(result.keySet().contains(2L)).isTrue();
+        assertThat(result.keySet().contains(9L)).isFalse();
+        assertThat(result.entrySet().contains(Map.entry(2L, "b"))).isTrue();
+        assertThat(result.entrySet().contains(Map.entry(2L, "x"))).isFalse();
         assertThat(result.values()).containsExactly("c", "b", "a");
         assertThat(result).isEqualTo(Map.of(1L, "a", 2L, "b", 3L, "c"));
         assertThat(result.hashCode()).isEqualTo(Map.of(1L, "a", 2L, "b", 3L, "c").hashCode());

@@ -7,9 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")"
 rounds="${1:-6}"
 benchmarks=(bareCaffeineGetIfPresent expiringCaffeineGetIfPresent invalidatingCacheGetIfPresent invalidatingCacheGetIfPresentServeStale
-            invalidatingCacheGetIfPresentScheduledCheck
+            invalidatingCacheGetIfPresentScheduledCheck invalidatingCacheGetIfPresentEveryHitCheck
             invalidatingCacheGetWithLoader
-            springCaffeineCacheGet springCdcCacheGet springCdcCacheGetScheduledCheck)
+            springCaffeineCacheGet springCdcCacheGet springCdcCacheGetScheduledCheck springCdcCacheGetEveryHitCheck)
 classpath="target/test-classes:target/classes:$(cat target/jmh.classpath)"
 mkdir -p target/jmh-alt
 echo "round ${benchmarks[*]}"

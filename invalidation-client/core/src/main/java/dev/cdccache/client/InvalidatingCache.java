@@ -51,8 +51,9 @@ public interface InvalidatingCache<K, V> {
      * Returns the values of {@code keys}: cached ones from the cache, the others from ONE call of
      * {@code bulkLoader} with exactly the missing keys (no call if every key hits). The result iterates in
      * the order of {@code keys}; keys the loader returns no value for are omitted (and cached as absent if
-     * {@code cache-nulls} is on). Loaded values are cached only if no invalidation of their key was applied
-     * since the lookup started.
+     * {@code cache-nulls} is on). A key requested more than once appears once, at its first position. Loaded
+     * values are cached only if no invalidation of their key was applied since the lookup started. The map returned
+     * is unmodifiable.
      */
     Map<K, V> getAll(Collection<? extends K> keys,
             Function<? super Set<? extends K>, ? extends Map<? extends K, ? extends V>> bulkLoader);

@@ -132,7 +132,7 @@ public final class InvalidationClientConfig {
         return stalenessPolicy;
     }
 
-    /** How a hit checks the bound; {@link StalenessCheck#EVERY_HIT} unless set. */
+    /** How a hit checks the bound; {@link StalenessCheck#SCHEDULED} unless set. */
     public StalenessCheck stalenessCheck() {
         return stalenessCheck;
     }
@@ -260,7 +260,7 @@ public final class InvalidationClientConfig {
         private boolean heartbeatRequired = true;
         private Duration maxStaleness = DEFAULT_MAX_STALENESS;
         private StalenessPolicy stalenessPolicy = StalenessPolicy.BYPASS_CACHE;
-        private StalenessCheck stalenessCheck = StalenessCheck.EVERY_HIT;
+        private StalenessCheck stalenessCheck = StalenessCheck.SCHEDULED;
         private Duration stalenessCheckSlack;
         private boolean requireTopics = true;
         private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;

@@ -32,7 +32,7 @@ class InvalidationClientConfigTest {
         assertThat(config.heartbeatTopic()).isEqualTo("cdc.cdc_meta.heartbeat");
         assertThat(config.maxStaleness()).isEqualTo(Duration.ofSeconds(5));
         assertThat(config.stalenessPolicy()).isEqualTo(StalenessPolicy.BYPASS_CACHE);
-        assertThat(config.stalenessCheck()).isEqualTo(StalenessCheck.EVERY_HIT);
+        assertThat(config.stalenessCheck()).isEqualTo(StalenessCheck.SCHEDULED);
     }
 
     @Test

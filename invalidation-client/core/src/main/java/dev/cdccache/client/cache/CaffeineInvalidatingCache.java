@@ -10,7 +10,6 @@ import dev.cdccache.client.staleness.StalenessGuard;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -75,6 +74,9 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             return tag;
         }
     }
+
+    /** Marks a key of a bulk lookup that was not served from the cache (a cached value may be a null). */
+    private static final Object MISSED = new Object();
 
     private final String name;
     private final Cache<K, CachedValue<V>> cache;
@@ -238,6 +240,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         long cacheGeneration = generations.cacheGenerationForStamp();
         long keyGeneration = generations.keyGeneration(stripe);
         long startedAt = guard.now();
+        guard.tickIfLate(startedAt);
         long replicaMark = ReplicaReads.mark();
         V value = loader.apply(key);
         store(key, value, stripe, keyGeneration, cacheGeneration, startedAt, replicaMark);
@@ -359,51 +362,48 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     @Override
     public Map<K, V> getAll(Collection<? extends K> keys,
             Function<? super Set<? extends K>, ? extends Map<? extends K, ? extends V>> bulkLoader) {
+        // The two arrays filled here become the result's (see BulkLookupResult): no map nodes, no second copy.
         int size = keys.size();
+        Object[] requested = new Object[size];
         Object[] found = new Object[size];
-        boolean[] hit = new boolean[size];
         int i = 0;
         for (K key : keys) {
+            requested[i] = key;
             found[i++] = entries.get(key);
         }
         // One clock read for the whole batch, taken after every lookup: later than each lookup, so the
         // staleness check is, if anything, stricter than one clock read per key (which costs ~40 ns each).
         long now = guard.now();
+        guard.tickIfLate(now);
         Set<K> missing = null;
         int hits = 0;
-        i = 0;
-        for (K key : keys) {
+        for (i = 0; i < size; i++) {
             @SuppressWarnings("unchecked")
             CachedValue<V> entry = (CachedValue<V>) found[i];
             if (entry != null && guard.isServable(entry.loadedAtMillis(), now)) {
                 hits++;
-                hit[i] = true;
                 found[i] = entry.value();
             } else {
                 if (missing == null) {
                     missing = new LinkedHashSet<>();
                 }
+                @SuppressWarnings("unchecked")
+                K key = (K) requested[i];
                 missing.add(key);
+                found[i] = MISSED;
             }
-            i++;
         }
         stats.recordHits(hits);
         stats.recordMisses(size - hits);
-        Map<? extends K, ? extends V> loaded = Collections.emptyMap();
         if (missing != null) {
-            loaded = loadMissing(missing, bulkLoader);
-        }
-        Map<K, V> result = new LinkedHashMap<>((int) (size / 0.75f) + 1);
-        i = 0;
-        for (K key : keys) {
-            @SuppressWarnings("unchecked")
-            V value = hit[i] ? (V) found[i] : loaded.get(key);
-            if (value != null) {
-                result.put(key, value);
+            Map<? extends K, ? extends V> loaded = loadMissing(missing, bulkLoader);
+            for (i = 0; i < size; i++) {
+                if (found[i] == MISSED) {
+                    found[i] = loaded.get(requested[i]);
+                }
             }
-            i++;
         }
-        return result;
+        return new BulkLookupResult<K, V>(requested, found).seal();
     }
 
     private Map<? extends K, ? extends V> loadMissing(Set<K> missing,

@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import dev.cdccache.client.InvalidatingCache;
 import dev.cdccache.client.KeyNormalization;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -72,7 +73,7 @@ public final class KeyNormalizingCache<K, V> implements InvalidatingCache<K, V> 
                 result.put(key, value);
             }
         }
-        return result;
+        return Collections.unmodifiableMap(result);
     }
 
     @Override

@@ -10,6 +10,7 @@ import dev.cdccache.client.staleness.HeartbeatCoverage;
 import dev.cdccache.client.staleness.StalenessGuard;
 import dev.cdccache.contract.ConnectorHeader;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * no consumer group: every instance gets every change), applies each event to the caches, and regularly
  * proves how far it has read.
  *
- * <p>Each iteration starts a position check when one is due ({@link PositionProver}: the proof of freshness;
+ * <p>Each iteration first recomputes the staleness thresholds hits compare with (beside the client's ticker
+ * thread, see {@code StalenessGuard#tick}), then starts a position check when one is due ({@link PositionProver}: the proof of freshness;
  * {@link TopicAssignment}: which partitions are read and where their log ends), polls and applies the records
  * ({@link RecordApplier}), and completes the check once the positions reached its end offsets, which publishes
  * what keeps caches from being proven ({@link ProblemReporter}). Failures go to {@link FailureRecovery}.
@@ -90,6 +92,8 @@ public final class ChangeConsumer implements Runnable {
     private final PositionProver prover;
     private final FailureRecovery recovery;
     private final TopicPolicyCheck policyCheck;
+    /** The client's guard and every cache's: the loop keeps their precomputed thresholds current too. */
+    private final List<StalenessGuard> guards;
     private volatile boolean running = true;
 
     public ChangeConsumer(Setup setup) {
@@ -100,6 +104,10 @@ public final class ChangeConsumer implements Runnable {
         Set<String> topicNames = new TreeSet<>(setup.router().topics());
         topicNames.add(config.heartbeatTopic());
         this.subscribed = Set.copyOf(topicNames);
+        List<StalenessGuard> allGuards = new ArrayList<>();
+        allGuards.add(guard);
+        setup.caches().forEach(cache -> allGuards.add(cache.guard()));
+        this.guards = List.copyOf(allGuards);
         // Bounded by the staleness budget: a lookup must not keep a check from completing within the bound.
         Duration requestTimeout = Duration.ofMillis(Math.max(500, Math.min(5000, guard.maxStalenessMillis() / 2)));
         long checkIntervalMillis = config.positionCheckInterval().toMillis();
@@ -167,6 +175,7 @@ public final class ChangeConsumer implements Runnable {
 
     /** One iteration of the loop; package-visible for tests driving a mock consumer. */
     void step() {
+        tickGuards();
         try {
             if (recovery.hasLostEvents()) {
                 prover.abandonCheck();
@@ -209,6 +218,17 @@ public final class ChangeConsumer implements Runnable {
             if (!recovery.kafkaFailed(e)) {
                 running = false;
             }
+        }
+    }
+
+    /**
+     * Recomputes the thresholds that hits compare with ({@code staleness-check: scheduled}), as the client's ticker
+     * thread does: a second, independent thread doing it means a ticker that died or hangs cannot keep an outdated
+     * threshold in place (so entries served past the bound) for longer than one poll timeout.
+     */
+    private void tickGuards() {
+        for (StalenessGuard g : guards) {
+            g.tick();
         }
     }
 

@@ -52,9 +52,10 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@code cdc.client.clock.skew} (gauge, seconds): how far the most skewed connector's database clock is
  *       measurably ahead of this host's (a lower bound: {@code ts - receive time} of its heartbeats over the last
  *       minute); above {@code max-clock-skew} it is a {@code CLOCK_SKEW} problem.</li>
- *   <li>{@code cdc.client.staleness.check.overruns} (counter): with {@code staleness-check: scheduled}, runs
- *       of the background check that came later than {@code staleness-check-slack}, so that hits before them
- *       may have been served past the bound. Alert on any increase.</li>
+ *   <li>{@code cdc.client.staleness.check.overruns} (counter): with {@code staleness-check: scheduled} (the
+ *       default), recomputations of the precomputed staleness threshold (by the ticker, the consumer thread or a
+ *       clock reader) that came later than {@code staleness-check-slack} after the one before, so that hits in
+ *       between may have been served past the bound. Alert on any increase.</li>
  *   <li>{@code cdc.client.unproven.evictions} (counter; reason=epoch_change|new_coverage|freshness_gap): caches
  *       evicted entirely because their entries could not be proven; every reason registered at 0 from the start.</li>
  *   <li>{@code cache.*} (tags cache=name): Caffeine statistics via {@link CaffeineCacheMetrics}.</li>
@@ -135,7 +136,7 @@ public final class ClientMetrics {
         }
         FunctionCounter.builder("cdc.client.staleness.check.overruns", guard, StalenessGuard::overruns)
                 .tags(commonTags)
-                .description("Scheduled staleness checks that ran later than the slack (the bound may have been exceeded)")
+                .description("Staleness thresholds recomputed later than the slack (the bound may have been exceeded)")
                 .register(this.registry);
     }
 

@@ -74,7 +74,7 @@ public final class ClientSettings {
             InvalidationClientConfig::stalenessPolicy);
     /** How a hit checks the bound. */
     public static final Setting<StalenessCheck> STALENESS_CHECK = Setting.client("staleness-check",
-            SettingType.of(StalenessCheck.class), "scheduled", (t, v) -> t.config().stalenessCheck(v),
+            SettingType.of(StalenessCheck.class), "every-hit", (t, v) -> t.config().stalenessCheck(v),
             InvalidationClientConfig::stalenessCheck);
     /** With the scheduled check, how late the background check may run. */
     public static final Setting<java.time.Duration> STALENESS_CHECK_SLACK = Setting.client("staleness-check-slack",

@@ -3,12 +3,15 @@ package dev.cdccache.client.staleness;
 import dev.cdccache.client.Internal;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
+import dev.cdccache.client.metrics.LogThrottle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decides whether a cache entry may be served, from what the consumer can prove about how far behind it is.
@@ -25,18 +28,26 @@ import java.util.function.LongSupplier;
  * consumer stuck) serves only entries read within the bound, i.e. behaves like a TTL cache, and resumes
  * by itself when W moves again.
  *
- * <p>With {@link StalenessCheck#EVERY_HIT} (the default) the hit path evaluates that inequality against the
- * clock every time (one clock read, one volatile read), so the bound holds at every hit whatever the
- * scheduler does. With {@link StalenessCheck#SCHEDULED}, {@link #tick()} (run every
- * {@link #tickInterval()} by the client) precomputes the oldest load time that stays servable until
- * {@code slack} from now, and a hit only compares with it. That is cheaper by a clock read, and exact as
- * long as no tick comes later than the slack: a threshold refreshed only every interval, with no margin,
- * went out of date under load (a starved timer thread) and the consistency verifier caught entries served
- * up to 286 ms past a 3 s bound. Ticks that come too late are counted ({@link #overruns()}).
+ * <p>With {@link StalenessCheck#EVERY_HIT} the hit path evaluates that inequality against the clock every time
+ * (one clock read, one volatile read), so the bound holds at every hit whatever the scheduler does. With
+ * {@link StalenessCheck#SCHEDULED} (the default), {@link #tick()} precomputes the oldest load time that stays
+ * servable until {@code slack} from now, and a hit only compares with it (one volatile read). That is cheaper by
+ * a clock read, and exact as long as no tick comes later than the slack: a threshold refreshed only every
+ * interval, with no margin, went out of date under load (a starved timer thread) and the consistency verifier
+ * caught entries served up to 286 ms past a 3 s bound.
+ *
+ * <p>The error of a precomputed threshold goes one way only: while nobody recomputes it, hits serve entries
+ * that grow older. So it is recomputed from several threads, independent of each other: the client's ticker
+ * (every {@link #tickInterval()}), the consumer thread (every poll), and any thread that reads the clock anyway
+ * and finds it out of date ({@link #tickIfLate}: loads, bulk lookups, health checks). A stalled or dead ticker
+ * alone therefore turns into misses, not stale hits. Only when all of them are stopped for longer than the
+ * slack while hits still run (a JVM starved of CPU in all but the request threads) can a hit exceed the
+ * bound; the recomputation that follows is counted ({@link #overruns()}) and logged.
  */
 @Internal
 public final class StalenessGuard {
 
+    private static final Logger LOG = LoggerFactory.getLogger(StalenessGuard.class);
     private static final long UNKNOWN = Long.MIN_VALUE;
 
     private final LongSupplier clock;
@@ -52,6 +63,13 @@ public final class StalenessGuard {
     private volatile long oldestServableLoad;
     /** Until when the current {@link #oldestServableLoad} keeps the bound; guarded by {@code this}. */
     private long thresholdValidUntil = UNKNOWN;
+    /**
+     * {@link #thresholdValidUntil} for threads that read the clock anyway and check, without the lock, whether the
+     * threshold ran out ({@link #tickIfLate}); {@code Long.MAX_VALUE} while there is nothing to keep current.
+     */
+    private volatile long thresholdExpiry = Long.MAX_VALUE;
+    /** Logs late checks without flooding the log when the JVM is starved for minutes. */
+    private final LogThrottle lateCheckLog;
     /** Guarded by {@code this}. */
     private boolean ticksStopped;
     private final LongAdder overruns = new LongAdder();
@@ -82,6 +100,7 @@ public final class StalenessGuard {
         this.check = check;
         this.precomputed = check == StalenessCheck.SCHEDULED || policy == StalenessPolicy.SERVE_STALE;
         this.slackMillis = slack.toMillis();
+        this.lateCheckLog = new LogThrottle(clock, 60_000);
         if (check == StalenessCheck.SCHEDULED && (slackMillis <= 0 || slackMillis >= maxStalenessMillis)) {
             throw new IllegalArgumentException("slack must be positive and shorter than max-staleness, was " + slack);
         }
@@ -133,6 +152,7 @@ public final class StalenessGuard {
         long now = clock.getAsLong();
         if (thresholdValidUntil != UNKNOWN && now > thresholdValidUntil) {
             overruns.increment();
+            reportLate(now - thresholdValidUntil);
         }
         long horizon = now + slackMillis;
         long w = watermark;
@@ -144,6 +164,29 @@ public final class StalenessGuard {
             oldestServableLoad = horizon - maxStalenessMillis;
             thresholdValidUntil = horizon;
         }
+        thresholdExpiry = thresholdValidUntil;
+    }
+
+    /**
+     * Recomputes the threshold if it ran out before {@code nowMillis}, a clock reading the caller took anyway (a
+     * load, a health check). Costs a volatile read otherwise. Every thread that reads the clock thereby keeps the
+     * threshold current, so a stalled or dead ticker thread alone cannot keep an outdated threshold in place while
+     * loads or the consumer still run.
+     */
+    public void tickIfLate(long nowMillis) {
+        if (nowMillis > thresholdExpiry) {
+            tick();
+        }
+    }
+
+    private void reportLate(long lateMillis) {
+        long heldBack = lateCheckLog.admit("late");
+        if (heldBack != LogThrottle.HELD_BACK) {
+            LOG.warn("The staleness threshold was recomputed {} ms after it ran out: hits in between may have been "
+                    + "served up to that much past max-staleness ({} ms){}. The JVM was paused or starved of CPU; "
+                    + "see cdc.client.staleness.check.overruns", lateMillis, maxStalenessMillis,
+                    heldBack > 0 ? " (" + heldBack + " more since the previous report)" : "");
+        }
     }
 
     /** No more ticks will come (the client closed): serve nothing rather than a threshold going out of date. */
@@ -151,6 +194,7 @@ public final class StalenessGuard {
         if (needsTicks()) {
             ticksStopped = true;
             oldestServableLoad = Long.MAX_VALUE;
+            thresholdExpiry = Long.MAX_VALUE;
         }
     }
 
@@ -262,6 +306,7 @@ public final class StalenessGuard {
 
     public StalenessStatus status() {
         long now = clock.getAsLong();
+        tickIfLate(now); // a health check that finds the threshold out of date reports it and replaces it
         long w = watermark;
         String failure = consumerFailure;
         boolean fresh = ready && failure == null && w != UNKNOWN && now - w <= maxStalenessMillis;

@@ -16,8 +16,9 @@ import java.util.List;
  * @param maxStalenessMillis the configured bound
  * @param nowMillis the time of the snapshot
  * @param problem the latest reason the client could not confirm its position, or {@code null}
- * @param checkOverruns with {@code staleness-check: scheduled}, how many background checks ran later than
- *        the slack (hits before them may have been served past the bound); always 0 otherwise
+ * @param checkOverruns with {@code staleness-check: scheduled}, how many recomputations of the precomputed
+ *        threshold came later than the slack (hits before them may have been served past the bound); always 0
+ *        otherwise
  * @param problems what keeps caches from being proven fresh (missing topics, tables no connector heartbeat
  *        covers, deleted topics, unavailable partitions, a failing consumer); empty when nothing does. A problem
  *        whose {@link FreshnessProblem.Kind#configuration()} is true will not go away without a settings change.

@@ -10,6 +10,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.cdccache.client.InvalidationClientConfig;
+import dev.cdccache.client.StalenessCheck;
+import dev.cdccache.client.StalenessPolicy;
+import dev.cdccache.client.staleness.CacheFreshness;
+import dev.cdccache.client.staleness.StalenessGuard;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +53,37 @@ class ChangeConsumerTest {
         parts.clock.addAndGet(200);
         loop.step(); // the next check starts after the heartbeat was applied and completes at once
         assertThat(parts.cacheGuard.watermark()).isEqualTo(written);
+    }
+
+    @Test
+    void everyIterationRecomputesTheStalenessThresholdsSoAStalledTickerCannotKeepAnOutdatedOne() {
+        parts.topics(COUPON, HEARTBEAT);
+        Duration slack = Duration.ofMillis(500);
+        StalenessGuard clientGuard = new StalenessGuard(parts.clock::get, Parts.MAX_STALENESS,
+                StalenessPolicy.BYPASS_CACHE, true, StalenessCheck.SCHEDULED, slack);
+        StalenessGuard cacheGuard = new StalenessGuard(parts.clock::get, Parts.MAX_STALENESS,
+                StalenessPolicy.BYPASS_CACHE, true, StalenessCheck.SCHEDULED, slack);
+        InvalidationClientConfig config = InvalidationClientConfig.builder().bootstrapServers("mock:9092")
+                .clock(parts.clock::get).pollTimeout(Duration.ofMillis(1)).build();
+        ChangeConsumer loop = new ChangeConsumer(new ChangeConsumer.Setup(config, parts.kafka, parts.router,
+                clientGuard, List.of(new CacheFreshness("coupons", cacheGuard, parts.freshness.sources(),
+                        parts.coupons::invalidateAll)), parts.metrics, new PositionProverTest.NoPolicies(),
+                ready::countDown));
+        // The ticker's last run; no heartbeat has come, so entries are served for max-staleness minus the slack.
+        clientGuard.tick();
+        cacheGuard.tick();
+        long oldestServed = parts.clock.get() + slack.toMillis() - Parts.MAX_STALENESS.toMillis();
+        assertThat(cacheGuard.isServable(oldestServed)).isTrue();
+
+        // The ticker stalls past the slack: that entry is now older than max-staleness.
+        parts.clock.addAndGet(slack.toMillis() + 1);
+        loop.step();
+
+        assertThat(cacheGuard.isServable(oldestServed)).as("served past the bound").isFalse();
+        assertThat(clientGuard.isServable(oldestServed)).isFalse();
+        assertThat(cacheGuard.isServable(oldestServed + slack.toMillis() + 1)).as("a younger entry still served")
+                .isTrue();
+        assertThat(cacheGuard.overruns()).as("the late recomputation is reported").isEqualTo(1);
     }
 
     @Test

@@ -129,6 +129,46 @@ class ScheduledStalenessCheckTest {
     }
 
     @Test
+    void untilTheSlackHasPassedTheThresholdServesExactlyWhatTheClockWould() {
+        guard.markReady();
+        guard.tick();
+        long oldestServed = clock.get() + SLACK.toMillis() - MAX_STALENESS.toMillis();
+        clock.addAndGet(SLACK.toMillis()); // the last moment the threshold is valid: that entry is exactly max old
+        guard.tickIfLate(clock.get());
+        assertThat(guard.isServable(oldestServed)).isTrue();
+        assertThat(guard.isServable(oldestServed - 1)).isFalse();
+        assertThat(guard.overruns()).isZero();
+    }
+
+    @Test
+    void aStalledTickerMakesEntriesMissOnceAnyThreadReadingTheClockSeesIt() {
+        // The error of a precomputed threshold goes one way: the longer nobody recomputes it, the older the entries
+        // it serves. So whoever reads the clock (a load, the consumer loop, a health check) replaces an outdated one.
+        guard.markReady();
+        guard.tick();
+        long oldestServed = clock.get() + SLACK.toMillis() - MAX_STALENESS.toMillis();
+        clock.addAndGet(SLACK.toMillis() + 1); // the ticker is 1 ms later than the slack allows
+        guard.tickIfLate(clock.get());
+        assertThat(guard.isServable(oldestServed)).as("an entry older than max-staleness").isFalse();
+        assertThat(guard.isServable(clock.get() + SLACK.toMillis() - MAX_STALENESS.toMillis())).isTrue();
+        assertThat(guard.overruns()).isEqualTo(1);
+
+        clock.addAndGet(10_000); // a health check finds it out of date too
+        assertThat(guard.status().checkOverruns()).isEqualTo(2);
+        assertThat(guard.isServable(clock.get() - MAX_STALENESS.toMillis())).isFalse();
+    }
+
+    @Test
+    void aCurrentThresholdIsNotRecomputedByThreadsThatOnlyCheckIt() {
+        guard.markReady();
+        guard.tick();
+        long reads = clockReads.get();
+        clock.addAndGet(SLACK.toMillis());
+        guard.tickIfLate(clock.get());
+        assertThat(clockReads.get()).as("clock reads of a recomputation").isEqualTo(reads);
+    }
+
+    @Test
     void onceTheChecksStopNothingIsServed() {
         guard.markReady();
         confirmedWithHeartbeatAged(guard, 0);

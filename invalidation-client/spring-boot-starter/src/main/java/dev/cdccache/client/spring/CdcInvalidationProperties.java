@@ -46,10 +46,11 @@ import org.springframework.util.unit.DataSize;
  *        up to this long ago (connector stopped, Kafka unreachable, consumer stuck), entries read from the database
  *        earlier than this are not served (see on-staleness); must exceed the heartbeat interval plus pipeline latency
  * @param onStaleness what to do with entries older than max-staleness while freshness cannot be shown
- * @param stalenessCheck how a cache hit checks max-staleness: every-hit reads the clock on every hit, so the bound
- *        holds whatever the scheduler does; scheduled lets a background thread precompute the check, saving that
- *        clock read, and the bound holds as long as that thread never runs later than staleness-check-slack
- * @param stalenessCheckSlack with staleness-check scheduled, how late the background check may run before the bound
+ * @param stalenessCheck how a cache hit checks max-staleness: scheduled (the default) compares with a threshold that
+ *        the ticker thread, the consumer thread and loads keep current, reading no clock, and the bound holds as long
+ *        as one of them recomputes it within staleness-check-slack; every-hit reads the clock on every hit, so the
+ *        bound holds whatever the scheduler does, at several times the cost of a hit
+ * @param stalenessCheckSlack with staleness-check scheduled, how late the threshold may be recomputed before the bound
  *        can be exceeded; while the client cannot show it is fresh, entries are served for max-staleness minus this
  * @param requireTopics whether a subscribed topic that does not exist counts as "cannot prove freshness" (health
  *        names the missing topics); turn off only where topics appear with their first change

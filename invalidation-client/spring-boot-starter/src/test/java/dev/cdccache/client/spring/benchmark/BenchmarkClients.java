@@ -26,23 +26,27 @@ final class BenchmarkClients {
         return "value-" + key;
     }
 
+    /** A ready client with the default settings (policy {@code bypass-cache}, the default staleness check). */
     static InvalidationClient readyClient() {
-        return readyClient(StalenessPolicy.BYPASS_CACHE, StalenessCheck.EVERY_HIT);
+        return readyClient(StalenessPolicy.BYPASS_CACHE, null);
     }
 
     /**
-     * A ready client that stays fresh: without required heartbeats every completed position check (every
-     * 200 ms against the in-memory log) advances the watermark, as heartbeats do for a healthy client. With
+     * A ready client that stays fresh ({@code check} {@code null} for the default check): without required
+     * heartbeats every completed position check (every 200 ms against the in-memory log) advances the watermark,
+     * as heartbeats do for a healthy client. With
      * required heartbeats and none arriving, entries would stop being served max-staleness after the set-up
      * and a benchmark would measure misses.
      */
     static InvalidationClient readyClient(StalenessPolicy policy, StalenessCheck check) {
-        InvalidationClientConfig config = InvalidationClientConfig.builder().bootstrapServers("in-memory:0")
+        InvalidationClientConfig.Builder builder = InvalidationClientConfig.builder().bootstrapServers("in-memory:0")
                 .stalenessPolicy(policy)
-                .stalenessCheck(check)
                 .heartbeatRequired(false)
-                .cache(CacheDefinition.builder("items").table("shop.item").keyColumns("id").spec(SPEC).build())
-                .build();
+                .cache(CacheDefinition.builder("items").table("shop.item").keyColumns("id").spec(SPEC).build());
+        if (check != null) {
+            builder.stalenessCheck(check);
+        }
+        InvalidationClientConfig config = builder.build();
         MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("none") {
             @Override
             public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {

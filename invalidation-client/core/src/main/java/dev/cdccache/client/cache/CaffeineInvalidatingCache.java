@@ -95,6 +95,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     private final long staleRefreshMillis;
     private final Executor refreshExecutor;
     private final LoadListener loadListener;
+    /** Read-your-writes: whether a read may use the cache under the read floor in force (see ReadYourWrites). */
+    private final ReadGate gate;
     /** Runs inside the storing compute; tests use it to hold a store at that point (see NoStalePopulateTest). */
     private volatile Runnable storeHook = () -> { };
 
@@ -104,6 +106,18 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
      */
     public CaffeineInvalidatingCache(String name, Caffeine<Object, Object> caffeine, StalenessGuard guard,
             boolean cacheNulls, long refreshAfterMillis, Executor refreshExecutor, LoadListener loadListener) {
+        this(name, caffeine, guard, cacheNulls, refreshAfterMillis, refreshExecutor, loadListener, ReadGate.OPEN);
+    }
+
+    /**
+     * @param caffeine builder from the cache's spec, without statistics: the cache records them
+     * @param refreshAfterMillis age after which a hit through {@link #get} refreshes ahead, or {@code <= 0}
+     * @param gate asked before a read serves an entry, joins a load or stores (read-your-writes)
+     */
+    public CaffeineInvalidatingCache(String name, Caffeine<Object, Object> caffeine, StalenessGuard guard,
+            boolean cacheNulls, long refreshAfterMillis, Executor refreshExecutor, LoadListener loadListener,
+            ReadGate gate) {
+        this.gate = gate;
         this.name = name;
         this.cache = caffeine.recordStats(() -> stats).build();
         this.entries = cache.asMap();
@@ -123,7 +137,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     @Override
     public CachedValue<V> lookup(K key) {
         CachedValue<V> entry = entries.get(key);
-        if (entry != null && guard.isServable(entry.loadedAtMillis())) {
+        if (entry != null && guard.isServable(entry.loadedAtMillis()) && gate.admits(true)) {
             stats.recordHits(1);
             return entry;
         }
@@ -136,7 +150,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         // Written out rather than through lookup(): one call level less on the hit path keeps Caffeine's
         // read path within the JIT's inlining depth.
         CachedValue<V> entry = entries.get(key);
-        if (entry != null && guard.isServable(entry.loadedAtMillis())) {
+        if (entry != null && guard.isServable(entry.loadedAtMillis()) && gate.admits(true)) {
             stats.recordHits(1);
             return entry.value();
         }
@@ -149,13 +163,20 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         // The hit path is written out (not through lookup()) to stay within the JIT's inlining depth.
         CachedValue<V> entry = entries.get(key);
         if (entry != null && guard.isServable(entry.loadedAtMillis())) {
-            stats.recordHits(1);
-            if (refreshAfterMillis > 0) {
-                refreshIfOld(key, entry, loader);
+            if (gate.admits(true)) {
+                stats.recordHits(1);
+                if (refreshAfterMillis > 0) {
+                    refreshIfOld(key, entry, loader);
+                }
+                return entry.value();
             }
-            return entry.value();
+            stats.recordMisses(1);
+            return loader.apply(key); // bypass: the entry, and any load in flight, may predate the read floor
         }
         stats.recordMisses(1);
+        if (!gate.admits(false)) {
+            return loader.apply(key); // bypass: a load in flight may have read before the write behind the floor
+        }
         CacheTransaction tx = CacheTransaction.current();
         if (tx != null) {
             return loadInTransaction(key, loader, tx);
@@ -387,6 +408,10 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             }
             i++;
         }
+        if (!gate.admits(hits > 0)) {
+            stats.recordMisses(size);
+            return bypassAll(keys, bulkLoader);
+        }
         stats.recordHits(hits);
         stats.recordMisses(size - hits);
         Map<? extends K, ? extends V> loaded = Collections.emptyMap();
@@ -402,6 +427,21 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
                 result.put(key, value);
             }
             i++;
+        }
+        return result;
+    }
+
+    /** A bulk read under an unproven read floor: every key from the loader, nothing stored. */
+    private Map<K, V> bypassAll(Collection<? extends K> keys,
+            Function<? super Set<? extends K>, ? extends Map<? extends K, ? extends V>> bulkLoader) {
+        Set<K> all = new LinkedHashSet<>(keys);
+        Map<? extends K, ? extends V> loaded = bulkLoader.apply(Collections.unmodifiableSet(all));
+        Map<K, V> result = new LinkedHashMap<>((int) (all.size() / 0.75f) + 1);
+        for (K key : keys) {
+            V value = loaded == null ? null : loaded.get(key);
+            if (value != null) {
+                result.put(key, value);
+            }
         }
         return result;
     }

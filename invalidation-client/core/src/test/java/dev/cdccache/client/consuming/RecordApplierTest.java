@@ -33,7 +33,7 @@ class RecordApplierTest {
     private RecordApplier applier() {
         return new RecordApplier(parts.kafka, parts.router, HEARTBEAT, coverage, parts.guard, parts.metrics,
                 new BadInputLog(parts.clock::get), List.of(event -> listener.onApplied(event)), parts.clock::get,
-                1024, true, 250);
+                1024, true, 250, parts.proven);
     }
 
     private static ConsumerRecords<byte[], byte[]> batch(List<ConsumerRecord<byte[], byte[]>> records) {

@@ -216,6 +216,9 @@ public final class ClientSettings {
     /** Spring Boot starter: whether a committed write makes its position this instance's read floor. */
     public static final Setting<Boolean> READ_YOUR_WRITES_ENABLED = Setting.frontEnd("read-your-writes.enabled",
             BOOLEAN, "true", "false");
+    /** Spring Boot starter, servlet applications: the Cdc-Position request and response header. */
+    public static final Setting<Boolean> READ_YOUR_WRITES_POSITION_HEADER = Setting.frontEnd(
+            "read-your-writes.position-header", BOOLEAN, "true", "false");
 
     private static final List<Setting<?>> ALL = List.of(ENABLED, BOOTSTRAP_SERVERS, TOPIC_PREFIX, MAX_STALENESS,
             ON_STALENESS, STALENESS_CHECK, STALENESS_CHECK_SLACK, REQUIRE_TOPICS, MAX_MESSAGE_SIZE, POLL_TIMEOUT,
@@ -226,6 +229,7 @@ public final class ClientSettings {
             KAFKA_SECURITY_SSL_KEYSTORE_PASSWORD, KAFKA_SECURITY_SSL_KEYSTORE_TYPE, KAFKA_SECURITY_SSL_KEY_PASSWORD,
             KAFKA_SECURITY_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM, HEALTH_STALE_STATUS, HEALTH_PROBLEM_STATUS,
             REPLICA_DATA_SOURCES, REPLICA_WAIT_TIMEOUT, READ_YOUR_WRITES_ENABLED, READ_YOUR_WRITES_MAX_WAIT,
+            READ_YOUR_WRITES_POSITION_HEADER,
             TABLE, KEY_COLUMNS, EVICT, TOPIC, KEY_TYPE, KEY_NORMALIZATION, SPEC, CACHE_NULLS, REFRESH_AHEAD);
 
     private static final SettingTree TREE = new SettingTree(ALL);

@@ -249,7 +249,8 @@ public final class CommitPosition {
         return text.toString();
     }
 
-    private static long number(String digits) {
+    /** A sequence number of at most 19 digits, or {@code -1} if {@code digits} is not one. */
+    static long number(String digits) {
         if (digits.isEmpty() || digits.length() > 19) {
             return -1;
         }

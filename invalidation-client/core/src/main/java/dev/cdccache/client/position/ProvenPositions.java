@@ -143,13 +143,7 @@ public final class ProvenPositions {
         for (String topic : topics) {
             Map<String, Long> least = null;
             for (String connector : feeders.apply(topic)) {
-                Map<String, Long> its = heartbeats.getOrDefault(connector, Map.of());
-                if (least == null) {
-                    least = new HashMap<>(its);
-                } else {
-                    least.keySet().retainAll(its.keySet());
-                    least.replaceAll((domain, sequence) -> Math.min(sequence, its.get(domain)));
-                }
+                least = least(least, heartbeats.getOrDefault(connector, Map.of()));
             }
             if (least != null && !least.isEmpty()) {
                 atStart.put(topic, Map.copyOf(least));
@@ -211,13 +205,7 @@ public final class ProvenPositions {
         Map<String, Long> byDomain = null;
         Set<String> sources = new HashSet<>();
         for (String topic : topics) {
-            Map<String, Long> domains = checked.getOrDefault(topic, Map.of());
-            if (byDomain == null) {
-                byDomain = new HashMap<>(domains);
-            } else {
-                byDomain.keySet().retainAll(domains.keySet());
-                byDomain.replaceAll((domain, sequence) -> Math.min(sequence, domains.get(domain)));
-            }
+            byDomain = least(byDomain, checked.getOrDefault(topic, Map.of()));
             events.getOrDefault(topic, Map.of()).values().forEach(bySource -> sources.addAll(bySource.keySet()));
         }
         Map<String, Long> bySource = new HashMap<>();
@@ -241,6 +229,19 @@ public final class ProvenPositions {
             }
         }
         return new Proof(byDomain == null ? Map.of() : Map.copyOf(byDomain), Map.copyOf(bySource));
+    }
+
+    /**
+     * What two proofs prove together, per domain: the lesser sequence, and nothing for a domain only one proves.
+     * {@code soFar} is {@code null} before the first proof (and is then replaced by a copy).
+     */
+    private static Map<String, Long> least(Map<String, Long> soFar, Map<String, Long> next) {
+        if (soFar == null) {
+            return new HashMap<>(next);
+        }
+        soFar.keySet().retainAll(next.keySet());
+        soFar.replaceAll((domain, sequence) -> Math.min(sequence, next.get(domain)));
+        return soFar;
     }
 
     /** The domain of a source: MariaDB {@code domain-server} -> {@code domain}; a MySQL UUID is its own. */

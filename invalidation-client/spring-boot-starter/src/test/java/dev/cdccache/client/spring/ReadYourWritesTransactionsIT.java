@@ -25,13 +25,13 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 import org.springframework.orm.jpa.EntityManagerFactoryUtils;
 import org.springframework.orm.jpa.JpaTransactionManager;
 import org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean;
-import org.springframework.orm.jpa.vendor.HibernateJpaVendorAdapter;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -142,8 +142,9 @@ class ReadYourWritesTransactionsIT {
                 mariaDb.appPassword());
     }
 
+    /** What both applications have: the client and the DataSource. */
     @Configuration(proxyBeanMethods = false)
-    static class JdbcApp {
+    static class Common {
 
         @Bean
         InvalidationClient invalidationClient() {
@@ -154,6 +155,11 @@ class ReadYourWritesTransactionsIT {
         DataSource dataSource() throws Exception {
             return ReadYourWritesTransactionsIT.dataSource();
         }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @Import(Common.class)
+    static class JdbcApp {
 
         @Bean
         DataSourceTransactionManager transactionManager(DataSource dataSource) {
@@ -167,26 +173,12 @@ class ReadYourWritesTransactionsIT {
     }
 
     @Configuration(proxyBeanMethods = false)
+    @Import(Common.class)
     static class JpaApp {
 
         @Bean
-        InvalidationClient invalidationClient() {
-            return client();
-        }
-
-        @Bean
-        DataSource dataSource() throws Exception {
-            return ReadYourWritesTransactionsIT.dataSource();
-        }
-
-        @Bean
         LocalContainerEntityManagerFactoryBean entityManagerFactory(DataSource dataSource) {
-            LocalContainerEntityManagerFactoryBean factory = new LocalContainerEntityManagerFactoryBean();
-            factory.setDataSource(dataSource);
-            factory.setJpaVendorAdapter(new HibernateJpaVendorAdapter());
-            factory.setManagedTypes(org.springframework.orm.jpa.persistenceunit.PersistenceManagedTypes.of(
-                    Item.class.getName()));
-            return factory;
+            return TestJpa.entityManagerFactory(dataSource, Item.class);
         }
 
         @Bean

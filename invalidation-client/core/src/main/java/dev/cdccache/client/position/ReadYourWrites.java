@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * health details show the floor against each cache's proven position, and a WARN names the cache at most once a
  * minute once reads have bypassed a cache for 10 s.
  *
- * <p>Thread-safe. Reads without any floor, or under an instance floor already proven for the cache, pay two
- * volatile reads.
+ * <p>Thread-safe. Reads without any floor, or under an instance floor already proven for the cache, pay one
+ * volatile read.
  */
 public final class ReadYourWrites {
 
@@ -151,6 +151,7 @@ public final class ReadYourWrites {
             return false;
         }
         floor = next;
+        gates.values().forEach(Gate::close); // after the floor moved: see Gate#open
         return true;
     }
 
@@ -168,6 +169,7 @@ public final class ReadYourWrites {
         CommitPosition previous = request.get();
         request.set(previous == null ? position : previous.max(position));
         requestScopes.incrementAndGet();
+        gates.values().forEach(Gate::close); // after the count moved: see Gate#open
         return new Scope(previous);
     }
 
@@ -244,8 +246,14 @@ public final class ReadYourWrites {
         final LongAdder applied = new LongAdder();
         final LongAdder afterWait = new LongAdder();
         final LongAdder bypassed = new LongAdder();
-        /** The latest instance floor proven for this cache; compared by identity on every read. */
-        private volatile CommitPosition provenFloor = CommitPosition.NONE;
+        /**
+         * Whether reads may skip looking: no request floor is open and the instance floor is proven for this cache.
+         * The one field a read without a floor reads. A look sets it after proving the instance floor, then checks
+         * again that neither the floor nor the request floors moved meanwhile, and closes it if they did; whoever
+         * moves them closes every gate after moving them. Whichever order the two run in, a gate left open has seen
+         * the current floor proven and no request floor.
+         */
+        private volatile boolean open = true;
         /** When reads began to bypass (System.nanoTime), 0 while they do not. */
         private volatile long bypassingSince;
 
@@ -255,18 +263,30 @@ public final class ReadYourWrites {
 
         @Override
         public boolean admits(boolean mayWait) {
-            if (floor == provenFloor && requestScopes.get() == 0) {
-                return true;
+            return open || look(mayWait);
+        }
+
+        void close() {
+            open = false;
+        }
+
+        private void reopen(CommitPosition proven) {
+            open = true;
+            if (floor != proven || requestScopes.get() > 0) {
+                open = false;
             }
-            return look(mayWait);
         }
 
         private boolean look(boolean mayWait) {
             CommitPosition instance = floor;
             CommitPosition mine = requestScopes.get() > 0 ? request.get() : null;
             CommitPosition wanted = mine == null ? instance : instance.max(mine);
+            if (wanted.isEmpty()) {
+                reopen(instance); // the request floor that closed the gate has ended
+                return true;
+            }
             if (proven.isProven(cache, wanted)) {
-                provenFloor = instance; // wanted covers instance: proven too
+                reopen(instance); // wanted covers instance: proven too
                 bypassingSince = 0;
                 applied.increment();
                 return true;
@@ -276,7 +296,7 @@ public final class ReadYourWrites {
                 boolean applied = proven.awaitProven(cache, wanted, maxWaitNanos);
                 waits.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
                 if (applied) {
-                    provenFloor = instance;
+                    reopen(instance);
                     bypassingSince = 0;
                     afterWait.increment();
                     return true;

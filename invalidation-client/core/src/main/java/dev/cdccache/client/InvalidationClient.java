@@ -12,6 +12,8 @@ import dev.cdccache.client.metrics.BadInputLog;
 import dev.cdccache.client.metrics.ClientMetrics;
 import dev.cdccache.client.metrics.ErrorReason;
 import dev.cdccache.client.position.AppliedPositions;
+import dev.cdccache.client.position.ProvenPositions;
+import dev.cdccache.client.position.ReadYourWrites;
 import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.FreshnessProblem;
 import dev.cdccache.client.staleness.StalenessGuard;
@@ -73,6 +75,8 @@ public final class InvalidationClient implements AutoCloseable {
     private final Map<String, InvalidatingCache<Object, Object>> views;
     private final EvictionRouter router;
     private final AppliedPositions positions = new AppliedPositions();
+    private final ProvenPositions proven;
+    private final ReadYourWrites readYourWrites;
     private final Map<String, StalenessGuard> cacheGuards;
     private final List<CacheFreshness> freshness;
     private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory;
@@ -115,6 +119,13 @@ public final class InvalidationClient implements AutoCloseable {
         this.instanceId = config.clientId() + "-" + INSTANCES.incrementAndGet();
         this.guard = newGuard(config);
         this.metrics = new ClientMetrics(config.meterRegistry(), instanceId, guard, config.commitLagByTable());
+        Map<String, List<String>> topicsByCache = new LinkedHashMap<>();
+        for (CacheDefinition definition : config.caches()) {
+            topicsByCache.put(definition.name(),
+                    definition.sources().stream().map(source -> source.topic(config.topicPrefix())).toList());
+        }
+        this.proven = new ProvenPositions(topicsByCache);
+        this.readYourWrites = proven.readYourWrites(config.readYourWritesMaxWait(), metrics);
         Map<String, CaffeineInvalidatingCache<Object, Object>> built = new LinkedHashMap<>();
         Map<String, List<CacheBinding>> bindings = new HashMap<>();
         List<CacheFreshness> freshness = new ArrayList<>();
@@ -181,7 +192,7 @@ public final class InvalidationClient implements AutoCloseable {
                     public void dropped(String cache, CaffeineInvalidatingCache.DropReason reason) {
                         metrics.loadDropped(cache, reason.tag());
                     }
-                });
+                }, ProvenPositions.gate(readYourWrites, definition.name()));
     }
 
     /** The spec minus a {@code recordStats} option, which the cache applies itself and Caffeine allows once. */
@@ -212,7 +223,8 @@ public final class InvalidationClient implements AutoCloseable {
             }
             Map<String, Object> properties = consumerProperties();
             changeConsumer = new ChangeConsumer(new ChangeConsumer.Setup(config, consumerFactory.apply(properties),
-                    router, guard, freshness, metrics, topicPoliciesFactory.apply(properties), this::becomeReady));
+                    router, guard, freshness, metrics, topicPoliciesFactory.apply(properties), this::becomeReady,
+                    proven));
             consumerThread = new Thread(changeConsumer, instanceId + "-consumer");
             consumerThread.setDaemon(true);
             consumerThread.start();
@@ -356,6 +368,14 @@ public final class InvalidationClient implements AutoCloseable {
      */
     public AppliedPositions appliedPositions() {
         return positions;
+    }
+
+    /**
+     * Read-your-writes: the read floors every cache read is held to, and what each cache has proven applied (see
+     * {@link ReadYourWrites}).
+     */
+    public ReadYourWrites readYourWrites() {
+        return readYourWrites;
     }
 
     /** The client's meters; the core's own packages and its tests read them. */

@@ -33,6 +33,10 @@ public final class InvalidationClientConfig {
     public static final Duration DEFAULT_MAX_STALENESS = Duration.ofSeconds(5);
     /** The default {@link #maxClockSkew()}. */
     public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofMillis(250);
+    /** Default of {@link #readYourWritesMaxWait()}, in milliseconds. */
+    public static final long DEFAULT_READ_YOUR_WRITES_MAX_WAIT_MS = 5;
+    /** Longest {@link #readYourWritesMaxWait()} accepted. */
+    public static final Duration MAX_READ_YOUR_WRITES_WAIT = Duration.ofSeconds(5);
     /** Default largest change-event value parsed; bigger ones evict the caches of their table. */
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
 
@@ -66,6 +70,7 @@ public final class InvalidationClientConfig {
     private final boolean commitLagByTable;
     private final Duration maxClockSkew;
     private final Duration awaitReady;
+    private final Duration readYourWritesMaxWait;
     private final String healthStaleStatus;
     private final String healthProblemStatus;
 
@@ -93,6 +98,7 @@ public final class InvalidationClientConfig {
         this.commitLagByTable = b.commitLagByTable;
         this.maxClockSkew = b.maxClockSkew;
         this.awaitReady = b.awaitReady;
+        this.readYourWritesMaxWait = b.readYourWritesMaxWait;
         this.healthStaleStatus = b.healthStaleStatus;
         this.healthProblemStatus = b.healthProblemStatus;
     }
@@ -237,6 +243,16 @@ public final class InvalidationClientConfig {
     }
 
     /**
+     * How long a cache read under a read floor ({@link dev.cdccache.client.position.ReadYourWrites}) waits for the
+     * floor to be proven applied before it bypasses the cache (loads from the source, stores nothing). Short: the
+     * wait is on the read's path, and a bypass is always correct. Default {@value #DEFAULT_READ_YOUR_WRITES_MAX_WAIT_MS}
+     * ms.
+     */
+    public Duration readYourWritesMaxWait() {
+        return readYourWritesMaxWait;
+    }
+
+    /**
      * The status a health endpoint reports while the client is not ready or not fresh for a reason that clears by
      * itself (default {@code DEGRADED}); used by the Spring starter's health indicator.
      */
@@ -277,6 +293,7 @@ public final class InvalidationClientConfig {
         private boolean commitLagByTable;
         private Duration maxClockSkew = DEFAULT_MAX_CLOCK_SKEW;
         private Duration awaitReady = Duration.ofSeconds(10);
+        private Duration readYourWritesMaxWait = Duration.ofMillis(DEFAULT_READ_YOUR_WRITES_MAX_WAIT_MS);
         private String healthStaleStatus = "DEGRADED";
         private String healthProblemStatus = "DOWN";
 
@@ -286,6 +303,12 @@ public final class InvalidationClientConfig {
         /** See {@link InvalidationClientConfig#maxClockSkew()}. */
         public Builder maxClockSkew(Duration maxClockSkew) {
             this.maxClockSkew = maxClockSkew;
+            return this;
+        }
+
+        /** See {@link InvalidationClientConfig#readYourWritesMaxWait()}. */
+        public Builder readYourWritesMaxWait(Duration maxWait) {
+            this.readYourWritesMaxWait = maxWait;
             return this;
         }
 
@@ -451,6 +474,11 @@ public final class InvalidationClientConfig {
                             + "), e.g. 250ms; was " + maxClockSkew);
             require(awaitReady != null && !awaitReady.isNegative(), "await-ready",
                     "must be a duration of 0 or more, was " + awaitReady);
+            require(readYourWritesMaxWait != null && !readYourWritesMaxWait.isNegative()
+                    && readYourWritesMaxWait.compareTo(MAX_READ_YOUR_WRITES_WAIT) <= 0, "read-your-writes.max-wait",
+                    "must be a duration from 0 to " + MAX_READ_YOUR_WRITES_WAIT.toMillis() + "ms (it is spent on the"
+                            + " read's path; a read that waits longer bypasses the cache anyway), was "
+                            + readYourWritesMaxWait);
             require(healthStaleStatus != null && !healthStaleStatus.isBlank(), "health.stale-status",
                     "must name a health status such as DEGRADED or OUT_OF_SERVICE");
             require(healthProblemStatus != null && !healthProblemStatus.isBlank(), "health.problem-status",

@@ -10,6 +10,7 @@ import dev.cdccache.client.staleness.StalenessGuard;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -97,6 +98,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     private final long staleRefreshMillis;
     private final Executor refreshExecutor;
     private final LoadListener loadListener;
+    /** Read-your-writes: whether a read may use the cache under the read floor in force (see ReadYourWrites). */
+    private final ReadGate gate;
     /** Runs inside the storing compute; tests use it to hold a store at that point (see NoStalePopulateTest). */
     private volatile Runnable storeHook = () -> { };
 
@@ -106,6 +109,18 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
      */
     public CaffeineInvalidatingCache(String name, Caffeine<Object, Object> caffeine, StalenessGuard guard,
             boolean cacheNulls, long refreshAfterMillis, Executor refreshExecutor, LoadListener loadListener) {
+        this(name, caffeine, guard, cacheNulls, refreshAfterMillis, refreshExecutor, loadListener, ReadGate.OPEN);
+    }
+
+    /**
+     * @param caffeine builder from the cache's spec, without statistics: the cache records them
+     * @param refreshAfterMillis age after which a hit through {@link #get} refreshes ahead, or {@code <= 0}
+     * @param gate asked before a read serves an entry, joins a load or stores (read-your-writes)
+     */
+    public CaffeineInvalidatingCache(String name, Caffeine<Object, Object> caffeine, StalenessGuard guard,
+            boolean cacheNulls, long refreshAfterMillis, Executor refreshExecutor, LoadListener loadListener,
+            ReadGate gate) {
+        this.gate = gate;
         this.name = name;
         this.cache = caffeine.recordStats(() -> stats).build();
         this.entries = cache.asMap();
@@ -125,7 +140,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     @Override
     public CachedValue<V> lookup(K key) {
         CachedValue<V> entry = entries.get(key);
-        if (entry != null && guard.isServable(entry.loadedAtMillis())) {
+        if (entry != null && guard.isServable(entry.loadedAtMillis()) && gate.admits(true)) {
             stats.recordHits(1);
             return entry;
         }
@@ -138,7 +153,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         // Written out rather than through lookup(): one call level less on the hit path keeps Caffeine's
         // read path within the JIT's inlining depth.
         CachedValue<V> entry = entries.get(key);
-        if (entry != null && guard.isServable(entry.loadedAtMillis())) {
+        if (entry != null && guard.isServable(entry.loadedAtMillis()) && gate.admits(true)) {
             stats.recordHits(1);
             return entry.value();
         }
@@ -151,13 +166,20 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         // The hit path is written out (not through lookup()) to stay within the JIT's inlining depth.
         CachedValue<V> entry = entries.get(key);
         if (entry != null && guard.isServable(entry.loadedAtMillis())) {
-            stats.recordHits(1);
-            if (refreshAfterMillis > 0) {
-                refreshIfOld(key, entry, loader);
+            if (gate.admits(true)) {
+                stats.recordHits(1);
+                if (refreshAfterMillis > 0) {
+                    refreshIfOld(key, entry, loader);
+                }
+                return entry.value();
             }
-            return entry.value();
+            stats.recordMisses(1);
+            return loader.apply(key); // bypass: the entry, and any load in flight, may predate the read floor
         }
         stats.recordMisses(1);
+        if (!gate.admits(false)) {
+            return loader.apply(key); // bypass: a load in flight may have read before the write behind the floor
+        }
         CacheTransaction tx = CacheTransaction.current();
         if (tx != null) {
             return loadInTransaction(key, loader, tx);
@@ -393,6 +415,10 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
                 found[i] = MISSED;
             }
         }
+        if (!gate.admits(hits > 0)) {
+            stats.recordMisses(size);
+            return bypassAll(keys, bulkLoader);
+        }
         stats.recordHits(hits);
         stats.recordMisses(size - hits);
         if (missing != null) {
@@ -404,6 +430,21 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             }
         }
         return new BulkLookupResult<K, V>(requested, found).seal();
+    }
+
+    /** A bulk read under an unproven read floor: every key from the loader, nothing stored. */
+    private Map<K, V> bypassAll(Collection<? extends K> keys,
+            Function<? super Set<? extends K>, ? extends Map<? extends K, ? extends V>> bulkLoader) {
+        Set<K> all = new LinkedHashSet<>(keys);
+        Map<? extends K, ? extends V> loaded = bulkLoader.apply(Collections.unmodifiableSet(all));
+        Map<K, V> result = new LinkedHashMap<>((int) (all.size() / 0.75f) + 1);
+        for (K key : keys) {
+            V value = loaded == null ? null : loaded.get(key);
+            if (value != null) {
+                result.put(key, value);
+            }
+        }
+        return Collections.unmodifiableMap(result); // as every other getAll result
     }
 
     private Map<? extends K, ? extends V> loadMissing(Set<K> missing,

@@ -5,6 +5,7 @@ import dev.cdccache.client.InvalidationClientConfig;
 import dev.cdccache.client.eviction.EvictionRouter;
 import dev.cdccache.client.metrics.BadInputLog;
 import dev.cdccache.client.metrics.ClientMetrics;
+import dev.cdccache.client.position.ProvenPositions;
 import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.HeartbeatCoverage;
 import dev.cdccache.client.staleness.StalenessGuard;
@@ -67,10 +68,19 @@ public final class ChangeConsumer implements Runnable {
      * @param metrics the client's meters
      * @param topicPolicies looks up the cleanup policy of the change topics (closed when the loop ends)
      * @param onReady run once, on the loop's thread, when the first position check completes
+     * @param proven where the positions each cache has proven applied are recorded and published
      */
     public record Setup(InvalidationClientConfig config, Consumer<byte[], byte[]> consumer, EvictionRouter router,
             StalenessGuard guard, List<CacheFreshness> caches, ClientMetrics metrics, TopicPolicies topicPolicies,
-            Runnable onReady) {
+            Runnable onReady, ProvenPositions proven) {
+
+        /** A setup whose proven positions nobody reads (tests of the loop alone). */
+        public Setup(InvalidationClientConfig config, Consumer<byte[], byte[]> consumer, EvictionRouter router,
+                StalenessGuard guard, List<CacheFreshness> caches, ClientMetrics metrics, TopicPolicies topicPolicies,
+                Runnable onReady) {
+            this(config, consumer, router, guard, caches, metrics, topicPolicies, onReady,
+                    new ProvenPositions(Map.of()));
+        }
 
         public Setup {
             Objects.requireNonNull(config, "config");
@@ -81,6 +91,7 @@ public final class ChangeConsumer implements Runnable {
             Objects.requireNonNull(metrics, "metrics");
             Objects.requireNonNull(topicPolicies, "topicPolicies");
             Objects.requireNonNull(onReady, "onReady");
+            Objects.requireNonNull(proven, "proven");
         }
     }
 
@@ -94,12 +105,14 @@ public final class ChangeConsumer implements Runnable {
     private final TopicPolicyCheck policyCheck;
     /** The client's guard and every cache's: the loop keeps their precomputed thresholds current too. */
     private final List<StalenessGuard> guards;
+    private final ProvenPositions proven;
     private volatile boolean running = true;
 
     public ChangeConsumer(Setup setup) {
         InvalidationClientConfig config = setup.config();
         StalenessGuard guard = setup.guard();
         this.consumer = setup.consumer();
+        this.proven = setup.proven();
         this.pollTimeout = config.pollTimeout();
         Set<String> topicNames = new TreeSet<>(setup.router().topics());
         topicNames.add(config.heartbeatTopic());
@@ -120,13 +133,13 @@ public final class ChangeConsumer implements Runnable {
         long maxClockSkewMillis = config.maxClockSkew().toMillis();
         this.applier = new RecordApplier(consumer, setup.router(), config.heartbeatTopic(), coverage, guard,
                 setup.metrics(), new BadInputLog(config.clock()), config.listeners(), config.clock(),
-                config.maxMessageBytes(), config.heartbeatRequired(), maxClockSkewMillis);
+                config.maxMessageBytes(), config.heartbeatRequired(), maxClockSkewMillis, proven);
         ProblemReporter problems = new ProblemReporter(guard, setup.caches(), topics, coverage, setup.metrics(),
                 config.heartbeatTopic(), config.requireTopics(), config.heartbeatRequired(), maxClockSkewMillis);
         this.policyCheck = new TopicPolicyCheck(setup.topicPolicies(), setup.router().topics());
         this.prover = new PositionProver(consumer, topics, coverage, policyCheck, guard, setup.caches(), problems,
                 setup.metrics(), config.clock(), setup.onReady(), requestTimeout, config.positionCheckInterval(),
-                config.requireTopics(), config.heartbeatRequired());
+                config.requireTopics(), config.heartbeatRequired(), proven);
         this.recovery = new FailureRecovery(consumer, topics, setup.router(), guard, setup.caches(),
                 setup.metrics(), config.clock(), pollTimeout, requestTimeout);
     }
@@ -201,6 +214,8 @@ public final class ChangeConsumer implements Runnable {
             if (prover.checkInProgress() && prover.tryCompleteCheck()) {
                 recovery.recovered();
             }
+            // After the batch and the check: readers waiting for a floor see every eviction done so far.
+            proven.publish(partitionsByTopic());
         } catch (OffsetOutOfRangeException e) {
             prover.abandonCheck();
             if (!recovery.recoverLostEvents(e.partitions())) {
@@ -230,6 +245,12 @@ public final class ChangeConsumer implements Runnable {
         for (StalenessGuard g : guards) {
             g.tick();
         }
+    }
+
+    private Map<String, Set<Integer>> partitionsByTopic() {
+        Map<String, Set<Integer>> byTopic = new HashMap<>();
+        topics.assigned().forEach(tp -> byTopic.computeIfAbsent(tp.topic(), t -> new HashSet<>()).add(tp.partition()));
+        return byTopic;
     }
 
     /** Stops the loop; the thread running it closes the consumer. */

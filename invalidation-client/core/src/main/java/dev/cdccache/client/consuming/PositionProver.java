@@ -1,6 +1,7 @@
 package dev.cdccache.client.consuming;
 
 import dev.cdccache.client.metrics.ClientMetrics;
+import dev.cdccache.client.position.ProvenPositions;
 import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.HeartbeatCoverage;
 import dev.cdccache.client.staleness.StalenessGuard;
@@ -44,10 +45,12 @@ final class PositionProver {
      * @param missing subscribed topics that did not exist at t
      * @param checked topics whose log end was looked up (the ones this check can confirm)
      * @param targetEnds the log end offsets the positions must reach
+     * @param positionsAtStart per bound topic, the commit positions the check proves applied once complete
      */
     record Check(long startedAt, long heartbeatAtStart, Map<String, Long> coverageAtStart,
             Map<String, Long> topicCoverageAtStart, Set<String> missing,
-            Set<String> checked, Map<TopicPartition, Long> targetEnds) {
+            Set<String> checked, Map<TopicPartition, Long> targetEnds,
+            Map<String, Map<String, Long>> positionsAtStart) {
     }
 
     private final Consumer<byte[], byte[]> consumer;
@@ -65,6 +68,9 @@ final class PositionProver {
     private final long maxStalenessMillis;
     private final boolean requireTopics;
     private final boolean heartbeatRequired;
+    private final ProvenPositions proven;
+    /** The topics caches read. */
+    private final Set<String> boundTopics;
     /** Per source: the coverage proven at the latest check that confirmed its topic. */
     private final Map<CacheFreshness.Source, Long> provenBySource = new HashMap<>();
     private Check check;
@@ -75,7 +81,7 @@ final class PositionProver {
     PositionProver(Consumer<byte[], byte[]> consumer, TopicAssignment topics, HeartbeatCoverage coverage,
             TopicPolicyCheck policyCheck, StalenessGuard guard, List<CacheFreshness> caches, ProblemReporter problems, ClientMetrics metrics,
             LongSupplier clock, Runnable onReady, Duration requestTimeout, Duration checkInterval,
-            boolean requireTopics, boolean heartbeatRequired) {
+            boolean requireTopics, boolean heartbeatRequired, ProvenPositions proven) {
         this.consumer = consumer;
         this.topics = topics;
         this.coverage = coverage;
@@ -91,6 +97,10 @@ final class PositionProver {
         this.maxStalenessMillis = guard.maxStalenessMillis();
         this.requireTopics = requireTopics;
         this.heartbeatRequired = heartbeatRequired;
+        this.proven = proven;
+        Set<String> bound = new HashSet<>();
+        caches.forEach(cache -> cache.sources().forEach(source -> bound.add(source.topic())));
+        this.boundTopics = Set.copyOf(bound);
     }
 
     /** Whether a check should start now: none in progress and the interval since the previous one has passed. */
@@ -108,6 +118,9 @@ final class PositionProver {
         long heartbeat = guard.lastHeartbeat();
         Map<String, Long> coverageAtStart = coverage.coverageOfBoundTables();
         Map<String, Long> topicCoverageAtStart = coverage.coverageOfBoundTopics();
+        // Like the coverage: heartbeats applied before the log ends are looked up.
+        Map<String, Map<String, Long>> positionsAtStart = proven.checkStarted(boundTopics,
+                topic -> coverage.feeders(topic).keySet());
         TopicAssignment.Listing listing = topics.refresh();
         policyCheck.topicsAppeared(listing.discovered().stream().map(TopicPartition::topic).toList());
         policyCheck.poll(startedAt);
@@ -118,7 +131,7 @@ final class PositionProver {
         }
         metrics.consumerLag(lag);
         check = new Check(startedAt, heartbeat, coverageAtStart, topicCoverageAtStart, listing.missing(), topics.checkableTopics(),
-                new HashMap<>(ends));
+                new HashMap<>(ends), positionsAtStart);
     }
 
     /** A check could not start (metadata or offsets unavailable): try again after an interval. */
@@ -174,6 +187,7 @@ final class PositionProver {
         }
         // Reading a compacted topic to its end proves nothing: delete events may have been compacted away.
         confirmed.removeAll(policyCheck.compacted());
+        proven.checkCompleted(confirmed, completed.positionsAtStart());
         long now = clock.getAsLong();
         long global = Long.MAX_VALUE;
         Map<String, Long> evictedAfterGap = new TreeMap<>();
@@ -185,12 +199,12 @@ final class PositionProver {
                     long proof = heartbeatRequired ? proofOf(source, completed) : completed.startedAt();
                     provenBySource.merge(source, proof, Math::max);
                 }
-                Long proven = provenBySource.get(source);
-                if (proven == null || proven == HeartbeatCoverage.UNCOVERED) {
+                Long provenUpTo = provenBySource.get(source);
+                if (provenUpTo == null || provenUpTo == HeartbeatCoverage.UNCOVERED) {
                     watermark = UNKNOWN;
                     break;
                 }
-                watermark = Math.min(watermark, proven);
+                watermark = Math.min(watermark, provenUpTo);
             }
             advance(cache, watermark, now, evictedAfterGap, freshAgain);
             long w = cache.guard().watermark();

@@ -10,6 +10,7 @@ import dev.cdccache.client.parsing.ChangeEvent;
 import dev.cdccache.client.parsing.EnvelopeParser;
 import dev.cdccache.client.parsing.MalformedEventException;
 import dev.cdccache.client.parsing.RowColumns;
+import dev.cdccache.client.position.ProvenPositions;
 import dev.cdccache.client.staleness.HeartbeatCoverage;
 import dev.cdccache.client.staleness.StalenessGuard;
 import dev.cdccache.contract.HeartbeatTable;
@@ -53,6 +54,7 @@ final class RecordApplier {
     private final int maxMessageBytes;
     private final boolean heartbeatRequired;
     private final long maxClockSkewMillis;
+    private final ProvenPositions proven;
     /** Bound topics whose records without a {@code cdc-connector} header were reported (once each). */
     private final Set<String> unattributedReported = new HashSet<>();
     private final EnvelopeParser parser = new EnvelopeParser();
@@ -64,7 +66,7 @@ final class RecordApplier {
     RecordApplier(Consumer<byte[], byte[]> consumer, EvictionRouter router, String heartbeatTopic,
             HeartbeatCoverage coverage, StalenessGuard guard, ClientMetrics metrics, BadInputLog badInput,
             List<InvalidationListener> listeners, LongSupplier clock, int maxMessageBytes, boolean heartbeatRequired,
-            long maxClockSkewMillis) {
+            long maxClockSkewMillis, ProvenPositions proven) {
         this.consumer = consumer;
         this.router = router;
         this.heartbeatTopic = heartbeatTopic;
@@ -77,6 +79,7 @@ final class RecordApplier {
         this.maxMessageBytes = maxMessageBytes;
         this.heartbeatRequired = heartbeatRequired;
         this.maxClockSkewMillis = maxClockSkewMillis;
+        this.proven = proven;
         this.listenerFailureLog = new LogThrottle(clock, 60_000);
         this.columnsByTopic = columnsByTopic(router, heartbeatTopic, !this.listeners.isEmpty());
     }
@@ -189,6 +192,8 @@ final class RecordApplier {
             noteConnector(record);
         }
         router.apply(event);
+        // After the evictions: what a read floor waits for (ProvenPositions).
+        proven.eventApplied(topic, record.partition(), event.gtid());
         String table = router.tableOf(topic); // configured, bounded: never a tag taken from the payload
         if (event.sourceTimestampMillis() > 0 && table != null) {
             metrics.invalidationLag(table, clock.getAsLong() - event.sourceTimestampMillis());
@@ -262,6 +267,7 @@ final class RecordApplier {
             metrics.unprovenEvicted(outcome.resetReason().tag(), evicted.size());
         }
         guard.heartbeatApplied(outcome.tsMillis());
+        proven.heartbeatApplied(outcome.connector(), event.gtid());
         metrics.heartbeatLag(now - outcome.tsMillis());
     }
 

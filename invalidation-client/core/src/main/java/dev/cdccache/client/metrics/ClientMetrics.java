@@ -154,6 +154,34 @@ public final class ClientMetrics {
                 .register(registry);
     }
 
+    /**
+     * Registers {@code cdc.client.read.floor} (function counter, tags cache and outcome): reads of a cache under a
+     * read floor, by how they were served.
+     */
+    public void bindReadFloor(String cache, String outcome, LongAdder count) {
+        FunctionCounter.builder("cdc.client.read.floor", count, LongAdder::sum).tags(commonTags).tag("cache", cache)
+                .tag("outcome", outcome).description("Reads under a read floor: applied, after_wait, bypassed")
+                .register(registry);
+    }
+
+    /** The timer of reads that waited for a read floor ({@code cdc.client.read.floor.wait}), with a histogram. */
+    public Timer readFloorWaits() {
+        return Timer.builder("cdc.client.read.floor.wait").tags(commonTags)
+                .description("How long reads waited for their read floor to be proven applied")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(10_000))
+                .maximumExpectedValue(Duration.ofSeconds(5)).register(registry);
+    }
+
+    /**
+     * Registers {@code cdc.client.position.applied} (gauge, tags cache and domain): the sequence up to which every
+     * change of that GTID domain (MariaDB domain id, MySQL server UUID) is proven applied to the cache.
+     */
+    public void bindAppliedPosition(String cache, String domain, java.util.function.Supplier<Number> sequence) {
+        Gauge.builder("cdc.client.position.applied", sequence).tags(commonTags).tag("cache", cache)
+                .tag("domain", domain).description("Sequence up to which this GTID domain is proven applied")
+                .register(registry);
+    }
+
     /** Binds Caffeine's statistics of a cache (the cache must record stats). */
     public void bindCache(String name, Cache<?, ?> cache) {
         CaffeineCacheMetrics.monitor(registry, cache, name, commonTags);

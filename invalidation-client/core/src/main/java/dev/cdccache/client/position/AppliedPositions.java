@@ -113,20 +113,6 @@ public final class AppliedPositions {
     }
 
     private static long parse(String digits) {
-        if (digits.isEmpty() || digits.length() > 19) {
-            return -1;
-        }
-        long value = 0;
-        for (int i = 0; i < digits.length(); i++) {
-            char c = digits.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-            value = value * 10 + (c - '0');
-            if (value < 0) {
-                return -1;
-            }
-        }
-        return value;
+        return CommitPosition.number(digits);
     }
 }

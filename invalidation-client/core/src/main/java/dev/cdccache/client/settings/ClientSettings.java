@@ -209,6 +209,17 @@ public final class ClientSettings {
     public static final Setting<String> TOPIC = Setting.source("topic", STRING, "shop.items.v2",
             (s, v) -> s.topic(v), SourceDefinition::topic).derivedDefault("<topic-prefix>.<database>.<table>");
 
+    /** How long a read under a read floor waits for it to be applied before it bypasses the cache. */
+    public static final Setting<java.time.Duration> READ_YOUR_WRITES_MAX_WAIT = Setting.client(
+            "read-your-writes.max-wait", DURATION, "20ms", (t, v) -> t.config().readYourWritesMaxWait(v),
+            InvalidationClientConfig::readYourWritesMaxWait);
+    /** Spring Boot starter: whether a committed write makes its position this instance's read floor. */
+    public static final Setting<Boolean> READ_YOUR_WRITES_ENABLED = Setting.frontEnd("read-your-writes.enabled",
+            BOOLEAN, "true", "false");
+    /** Spring Boot starter, servlet applications: the Cdc-Position request and response header. */
+    public static final Setting<Boolean> READ_YOUR_WRITES_POSITION_HEADER = Setting.frontEnd(
+            "read-your-writes.position-header", BOOLEAN, "true", "false");
+
     private static final List<Setting<?>> ALL = List.of(ENABLED, BOOTSTRAP_SERVERS, TOPIC_PREFIX, MAX_STALENESS,
             ON_STALENESS, STALENESS_CHECK, STALENESS_CHECK_SLACK, REQUIRE_TOPICS, MAX_MESSAGE_SIZE, POLL_TIMEOUT,
             POSITION_CHECK_INTERVAL, AWAIT_READY, MAX_CLOCK_SKEW, CLIENT_ID, COMMIT_LAG_BY_TABLE, HEARTBEAT_TOPIC, HEARTBEAT_REQUIRED,
@@ -217,7 +228,8 @@ public final class ClientSettings {
             KAFKA_SECURITY_SSL_TRUSTSTORE_TYPE, KAFKA_SECURITY_SSL_KEYSTORE_LOCATION,
             KAFKA_SECURITY_SSL_KEYSTORE_PASSWORD, KAFKA_SECURITY_SSL_KEYSTORE_TYPE, KAFKA_SECURITY_SSL_KEY_PASSWORD,
             KAFKA_SECURITY_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM, HEALTH_STALE_STATUS, HEALTH_PROBLEM_STATUS,
-            REPLICA_DATA_SOURCES, REPLICA_WAIT_TIMEOUT,
+            REPLICA_DATA_SOURCES, REPLICA_WAIT_TIMEOUT, READ_YOUR_WRITES_ENABLED, READ_YOUR_WRITES_MAX_WAIT,
+            READ_YOUR_WRITES_POSITION_HEADER,
             TABLE, KEY_COLUMNS, EVICT, TOPIC, KEY_TYPE, KEY_NORMALIZATION, SPEC, CACHE_NULLS, REFRESH_AHEAD);
 
     private static final SettingTree TREE = new SettingTree(ALL);

@@ -32,7 +32,8 @@ class ChangeConsumerTest {
         InvalidationClientConfig config = InvalidationClientConfig.builder().bootstrapServers("mock:9092")
                 .clock(parts.clock::get).pollTimeout(Duration.ofMillis(1)).build();
         return new ChangeConsumer(new ChangeConsumer.Setup(config, parts.kafka, parts.router, parts.guard,
-                List.of(parts.freshness), parts.metrics, new PositionProverTest.NoPolicies(), ready::countDown));
+                List.of(parts.freshness), parts.metrics, new PositionProverTest.NoPolicies(), ready::countDown,
+                parts.proven));
     }
 
     @Test
@@ -53,6 +54,65 @@ class ChangeConsumerTest {
         parts.clock.addAndGet(200);
         loop.step(); // the next check starts after the heartbeat was applied and completes at once
         assertThat(parts.cacheGuard.watermark()).isEqualTo(written);
+    }
+
+    private static org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> change(int partition, long offset,
+            long id, String gtid) {
+        byte[] value = ("{\"op\":\"u\",\"before\":{\"id\":" + id + "},\"after\":{\"id\":" + id
+                + "},\"source\":{\"gtid\":\"" + gtid + "\"}}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        org.apache.kafka.common.header.internals.RecordHeaders headers =
+                new org.apache.kafka.common.header.internals.RecordHeaders();
+        headers.add(ChangeConsumer.CONNECTOR_HEADER, "c1".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return new org.apache.kafka.clients.consumer.ConsumerRecord<>(COUPON, partition, offset,
+                org.apache.kafka.clients.consumer.ConsumerRecord.NO_TIMESTAMP,
+                org.apache.kafka.common.record.TimestampType.NO_TIMESTAMP_TYPE, -1, value.length, null, value, headers,
+                java.util.Optional.empty());
+    }
+
+    @Test
+    void aLaterGtidAppliedFromOnePartitionDoesNotProveAFloorWhileAnotherPartitionHoldsTheEarlierChange() {
+        parts.topics(HEARTBEAT);
+        parts.kafka.updatePartitions(COUPON, List.of(new org.apache.kafka.common.PartitionInfo(COUPON, 0, null, null,
+                null), new org.apache.kafka.common.PartitionInfo(COUPON, 1, null, null, null)));
+        TopicPartition p0 = new TopicPartition(COUPON, 0);
+        TopicPartition p1 = new TopicPartition(COUPON, 1);
+        parts.kafka.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
+        parts.kafka.updateEndOffsets(Map.of(p0, 0L, p1, 0L));
+        ChangeConsumer loop = consumer();
+        loop.step();
+        dev.cdccache.client.position.CommitPosition written =
+                dev.cdccache.client.position.CommitPosition.parse("0-1-10").orElseThrow();
+
+        // The write 0-1-10 is on partition 1, not fetched yet; a later change 0-1-11 arrived on partition 0.
+        parts.kafka.addRecord(change(0, 0, 2, "0-1-11"));
+        parts.kafka.updateEndOffsets(Map.of(p0, 1L));
+        loop.step();
+        assertThat(parts.proven.isProven("coupons", written)).isFalse();
+
+        parts.kafka.addRecord(change(1, 0, 1, "0-1-10"));
+        parts.kafka.updateEndOffsets(Map.of(p1, 1L));
+        loop.step();
+        assertThat(parts.proven.isProven("coupons", written)).isTrue();
+    }
+
+    @Test
+    void aHeartbeatWithItsGtidAndTheNextCompletedCheckProveEveryPartitionOfTheTopic() {
+        parts.topics(COUPON, HEARTBEAT);
+        ChangeConsumer loop = consumer();
+        loop.step();
+        dev.cdccache.client.position.CommitPosition written =
+                dev.cdccache.client.position.CommitPosition.parse("0-1-10").orElseThrow();
+
+        String heartbeat = heartbeat("c1", parts.clock.get(), TABLE).replace("}}", "},\"source\":{\"gtid\":\"0-1-12\"}}");
+        parts.kafka.addRecord(record(HEARTBEAT, 0, heartbeat, "c1"));
+        parts.kafka.updateEndOffsets(Map.of(new TopicPartition(HEARTBEAT, 0), 1L));
+        loop.step();
+        assertThat(parts.proven.isProven("coupons", written)).as("no check started after the heartbeat").isFalse();
+
+        parts.clock.addAndGet(200);
+        loop.step();
+        assertThat(parts.proven.isProven("coupons", written)).isTrue();
+        assertThat(parts.proven.provenByDomain("coupons")).containsExactly(Map.entry("0", 12L));
     }
 
     @Test

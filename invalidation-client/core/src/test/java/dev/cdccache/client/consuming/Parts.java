@@ -9,6 +9,7 @@ import dev.cdccache.client.eviction.EvictionRouter;
 import dev.cdccache.client.keymapping.KeyMapper;
 import dev.cdccache.client.metrics.BadInputLog;
 import dev.cdccache.client.metrics.ClientMetrics;
+import dev.cdccache.client.position.ProvenPositions;
 import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.StalenessGuard;
 import java.nio.charset.StandardCharsets;
@@ -47,6 +48,7 @@ final class Parts {
     final CacheFreshness freshness = new CacheFreshness("coupons", cacheGuard,
             List.of(new CacheFreshness.Source(TABLE, COUPON)), coupons::invalidateAll);
     final MockConsumer<byte[], byte[]> kafka = new MockConsumer<>("none");
+    final ProvenPositions proven = new ProvenPositions(Map.of("coupons", List.of(COUPON)));
 
     Parts() {
         coupons.startAccepting();

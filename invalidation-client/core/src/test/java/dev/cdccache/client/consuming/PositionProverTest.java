@@ -30,7 +30,7 @@ class PositionProverTest {
             new ProblemReporter(parts.guard, List.of(parts.freshness), topics, coverage, parts.metrics, HEARTBEAT,
                     true, true, 250),
             parts.metrics, parts.clock::get, readyCalls::incrementAndGet, Duration.ofSeconds(1),
-            Duration.ofMillis(200), true, true);
+            Duration.ofMillis(200), true, true, parts.proven);
 
     /** Lookups that never answer: no topic is known to be compacted. */
     static final class NoPolicies implements TopicPolicies {

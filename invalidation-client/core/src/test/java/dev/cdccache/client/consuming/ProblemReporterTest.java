@@ -37,7 +37,7 @@ class ProblemReporterTest {
 
     private PositionProver.Check check(Set<String> missing) {
         return new PositionProver.Check(parts.clock.get(), Long.MIN_VALUE, coverage.coverageOfBoundTables(),
-                coverage.coverageOfBoundTopics(), missing, Set.of(COUPON), Map.of());
+                coverage.coverageOfBoundTopics(), missing, Set.of(COUPON), Map.of(), Map.of());
     }
 
     private List<Kind> kinds() {

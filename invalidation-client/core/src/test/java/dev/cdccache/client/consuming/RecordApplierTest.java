@@ -39,7 +39,7 @@ class RecordApplierTest {
 
     private RecordApplier applier(List<InvalidationListener> listeners) {
         return new RecordApplier(parts.kafka, parts.router, HEARTBEAT, coverage, parts.guard, parts.metrics,
-                new BadInputLog(parts.clock::get), listeners, parts.clock::get, 1024, true, 250);
+                new BadInputLog(parts.clock::get), listeners, parts.clock::get, 1024, true, 250, parts.proven);
     }
 
     private static ConsumerRecords<byte[], byte[]> batch(List<ConsumerRecord<byte[], byte[]>> records) {

@@ -17,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.cache.CacheManager;
 import org.springframework.cache.interceptor.SimpleKey;
@@ -161,6 +162,36 @@ public class CdcInvalidationAutoConfiguration {
                     .orElse(new CdcInvalidationProperties.Replica(null, null));
             return new ReplicaDataSources(replica.dataSources() == null ? List.of() : replica.dataSources(),
                     replica.waitTimeout() == null ? ReplicaFence.DEFAULT_WAIT_TIMEOUT : replica.waitTimeout(), client);
+        }
+    }
+
+    /**
+     * Read-your-writes: every Spring-managed read-write transaction raises this instance's read floor to its commit
+     * position once committed (see {@link ReadYourWritesListener}).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.transaction.ConfigurableTransactionManager",
+            "org.springframework.jdbc.datasource.ConnectionHolder"})
+    @ConditionalOnBooleanProperty(name = "cdc.invalidation.read-your-writes.enabled")
+    static class ReadYourWritesConfiguration {
+
+        @Bean
+        static ReadYourWritesRegistrar cdcReadYourWritesRegistrar(ObjectProvider<InvalidationClient> client) {
+            return new ReadYourWritesRegistrar(new ReadYourWritesListener(client::getIfAvailable));
+        }
+    }
+
+    /** The Cdc-Position header: a request floor from the request, the request's writes in the response. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "jakarta.servlet.Filter")
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnBooleanProperty(name = "cdc.invalidation.read-your-writes.position-header")
+    static class PositionHeaderConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "cdcPositionHeaderFilter")
+        PositionHeaderFilter cdcPositionHeaderFilter(ObjectProvider<InvalidationClient> client) {
+            return new PositionHeaderFilter(client::getIfAvailable);
         }
     }
 

@@ -69,6 +69,7 @@ import org.springframework.util.unit.DataSize;
  * @param kafka the Kafka consumer
  * @param health the health indicator
  * @param replica loads from read replicas
+ * @param readYourWrites reads on this instance after a write through it see the write
  * @param caches the caches, by name (the name used in @Cacheable and CdcCacheManager#invalidatingCache)
  */
 @ConfigurationProperties(prefix = "cdc.invalidation", ignoreUnknownFields = false)
@@ -76,7 +77,7 @@ public record CdcInvalidationProperties(Boolean enabled, String bootstrapServers
         Duration maxStaleness, StalenessPolicy onStaleness, StalenessCheck stalenessCheck, Duration stalenessCheckSlack,
         Boolean requireTopics, DataSize maxMessageSize, Duration pollTimeout, Duration positionCheckInterval,
         Duration awaitReady, Duration maxClockSkew, String clientId, Boolean commitLagByTable, Heartbeat heartbeat,
-        Kafka kafka, Health health, Replica replica, Map<String, Cache> caches) {
+        Kafka kafka, Health health, Replica replica, ReadYourWrites readYourWrites, Map<String, Cache> caches) {
 
     /**
      * The connector's heartbeats.
@@ -124,6 +125,20 @@ public record CdcInvalidationProperties(Boolean enabled, String bootstrapServers
      * @param waitTimeout how long a checkout waits for the replica before its reads are served uncached
      */
     public record Replica(List<String> dataSources, Duration waitTimeout) {
+    }
+
+    /**
+     * Read-your-writes by commit position.
+     *
+     * @param enabled after each committed read-write Spring transaction, read the server's commit position on its
+     *        connection (MariaDB @@last_gtid) and make it this instance's read floor: later cache reads on this
+     *        instance are served only once the cache has proven that position applied; false unless set
+     * @param maxWait how long a cache hit under a read floor not yet proven applied waits before it bypasses the
+     *        cache (reads the database, stores nothing); 5ms unless set, at most 5s
+     * @param positionHeader servlet applications: a request's Cdc-Position header is its request floor, and a
+     *        response carries the position its request's transactions wrote (with enabled); false unless set
+     */
+    public record ReadYourWrites(Boolean enabled, Duration maxWait, Boolean positionHeader) {
     }
 
     /**

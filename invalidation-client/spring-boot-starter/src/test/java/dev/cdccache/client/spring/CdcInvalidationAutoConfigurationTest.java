@@ -87,7 +87,24 @@ class CdcInvalidationAutoConfigurationTest {
                 });
         // The settings the starter reads itself, outside the client's configuration (see the test below).
         assertThat(ClientSettings.of(Setting.Scope.FRONT_END)).containsExactly(ClientSettings.ENABLED,
-                ClientSettings.REPLICA_DATA_SOURCES, ClientSettings.REPLICA_WAIT_TIMEOUT);
+                ClientSettings.REPLICA_DATA_SOURCES, ClientSettings.REPLICA_WAIT_TIMEOUT,
+                ClientSettings.READ_YOUR_WRITES_ENABLED, ClientSettings.READ_YOUR_WRITES_POSITION_HEADER);
+    }
+
+    @Test
+    void readYourWritesAttachesToTransactionsOnlyWhenEnabledAndItsHeaderOnlyInServletApplications() {
+        runner.run(context -> assertThat(context).doesNotHaveBean(ReadYourWritesRegistrar.class));
+        runner.withPropertyValues("cdc.invalidation.read-your-writes.enabled=true",
+                "cdc.invalidation.read-your-writes.position-header=true").run(context -> {
+                    assertThat(context).hasSingleBean(ReadYourWritesRegistrar.class);
+                    assertThat(context).as("not a web application").doesNotHaveBean(PositionHeaderFilter.class);
+                });
+        new org.springframework.boot.test.context.runner.WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(CdcInvalidationAutoConfiguration.class))
+                .withPropertyValues("cdc.invalidation.bootstrap-servers=unused:1",
+                        "cdc.invalidation.read-your-writes.position-header=true")
+                .withBean("cdcInvalidationLifecycle", Object.class, Object::new)
+                .run(context -> assertThat(context).hasSingleBean(PositionHeaderFilter.class));
     }
 
     @Test

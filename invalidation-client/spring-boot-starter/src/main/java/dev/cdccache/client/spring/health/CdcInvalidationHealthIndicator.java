@@ -1,6 +1,8 @@
 package dev.cdccache.client.spring.health;
 
 import dev.cdccache.client.InvalidatingCache;
+import dev.cdccache.client.position.CommitPosition;
+import dev.cdccache.client.position.ReadYourWrites;
 import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.metrics.ErrorReason;
 import dev.cdccache.client.staleness.StalenessStatus;
@@ -112,6 +114,28 @@ public class CdcInvalidationHealthIndicator extends AbstractHealthIndicator {
             sizes.put(cache.name(), cache.estimatedSize());
         }
         builder.withDetail("caches", sizes);
+        builder.withDetail("readYourWrites", readYourWrites());
+    }
+
+    /**
+     * The instance's read floor against what each cache has proven applied, per GTID domain: a floor a cache does
+     * not cover means its reads bypass it (served from the database, counted in cdc.client.read.floor).
+     */
+    private Map<String, Object> readYourWrites() {
+        ReadYourWrites floors = client.readYourWrites();
+        CommitPosition floor = floors.floor();
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("floor", floor.isEmpty() ? "none" : floor.toString());
+        Map<String, Object> caches = new LinkedHashMap<>();
+        for (String cache : client.cacheNames()) {
+            Map<String, Object> one = new LinkedHashMap<>();
+            one.put("applied", floors.appliedPosition(cache));
+            one.put("floorApplied", floors.isApplied(cache, floor));
+            one.put("bypassed", floors.count(cache, ReadYourWrites.Outcome.BYPASSED));
+            caches.put(cache, one);
+        }
+        details.put("caches", caches);
+        return details;
     }
 
     private static String time(long epochMillis) {

@@ -1,0 +1,332 @@
+package dev.cdccache.client.position;
+
+import dev.cdccache.client.cache.ReadGate;
+import dev.cdccache.client.metrics.ClientMetrics;
+import dev.cdccache.client.metrics.LogThrottle;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Read-your-writes by commit position: a read floor makes every cache read wait until the cache has proven that
+ * position applied, and bypass the cache if it has not within {@link #maxWait()}. So a value older than the floor
+ * is never served, and nothing is stored that could not be proven fresh.
+ *
+ * <p><b>Floors.</b> The <em>instance floor</em> ({@link #raiseFloor}) applies to every read on this client: after
+ * a write through this instance, its commit position is raised into it (the Spring Boot starter does it after each
+ * committed transaction), and every later read on any thread sees the write. A <em>request floor</em>
+ * ({@link #withFloor}) applies to the reads of one thread until its scope is closed, e.g. a request carrying the
+ * position another instance returned after a write. Floors only rise: the instance floor is the highest position
+ * per source ever raised.
+ *
+ * <p><b>What a read does under a floor</b> (through {@code InvalidatingCache} and everything built on it):
+ * <ul>
+ *   <li>the floor is proven applied to the cache ({@link ProvenPositions}): served as usual ({@link
+ *       Outcome#APPLIED}; counted only for reads that had to look, the first after a floor rose or under a
+ *       request floor);</li>
+ *   <li>a hit whose floor is not proven yet waits up to {@link #maxWait()}; proven then: served
+ *       ({@link Outcome#AFTER_WAIT});</li>
+ *   <li>still not proven, or a miss whose floor is not proven (a miss has nothing to gain from waiting): the read
+ *       BYPASSES the cache ({@link Outcome#BYPASSED}): the loader reads the source, the value is returned and not
+ *       stored, no load in flight is joined (it may have read before the write). {@code getIfPresent} and
+ *       {@code lookup} return a miss. A value the application then stores with {@code putLoaded}/{@code put} follows
+ *       the usual no-stale-populate rules.</li>
+ * </ul>
+ * The source must be the database written to (or a replica fenced for this floor): a loader reading a lagging
+ * replica would return the old row even on a bypass.
+ *
+ * <p><b>If it goes wrong.</b> A floor that is never proven (the consumer stuck, Kafka down, the connector stopped or
+ * sending no GTIDs, a domain no heartbeat carries) costs a bypass per read, never a stale value:
+ * {@code cdc.client.read.floor{outcome="bypassed"}} climbs, {@code cdc.client.position.applied} stops moving, the
+ * health details show the floor against each cache's proven position, and a WARN names the cache at most once a
+ * minute once reads have bypassed a cache for 10 s.
+ *
+ * <p>Thread-safe. Reads without any floor, or under an instance floor already proven for the cache, pay one
+ * volatile read.
+ */
+public final class ReadYourWrites {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReadYourWrites.class);
+    /** Bypassing for longer than this is reported: the heartbeat interval and a position check, many times over. */
+    private static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    /** How a read under a floor was served, the {@code outcome} tag of {@code cdc.client.read.floor}. */
+    public enum Outcome {
+        /** The floor was proven applied when the read looked. */
+        APPLIED("applied"),
+        /** The floor was proven applied while the read waited. */
+        AFTER_WAIT("after_wait"),
+        /** The floor was not proven: the read bypassed the cache. */
+        BYPASSED("bypassed");
+
+        private final String tag;
+
+        Outcome(String tag) {
+            this.tag = tag;
+        }
+
+        /** The metric tag value. */
+        public String tag() {
+            return tag;
+        }
+    }
+
+    /** A request floor set on one thread; closing it restores the floor the thread had before. */
+    public final class Scope implements AutoCloseable {
+        private final CommitPosition previous;
+        private final Thread owner = Thread.currentThread();
+        private boolean closed;
+
+        private Scope(CommitPosition previous) {
+            this.previous = previous;
+        }
+
+        /** Ends this request floor; must be called on the thread that opened it. Idempotent. */
+        @Override
+        public void close() {
+            if (closed) {
+                return;
+            }
+            if (Thread.currentThread() != owner) {
+                throw new IllegalStateException("a request floor must be closed on the thread that opened it ("
+                        + owner.getName() + ")");
+            }
+            closed = true;
+            if (previous == null) {
+                request.remove();
+            } else {
+                request.set(previous);
+            }
+            requestScopes.decrementAndGet();
+        }
+    }
+
+    private final ProvenPositions proven;
+    private final long maxWaitNanos;
+    private final Duration maxWait;
+    private final Timer waits;
+    private final Map<String, Gate> gates;
+    private final ThreadLocal<CommitPosition> request = new ThreadLocal<>();
+    /** Request floors open on any thread: while 0, reads do not look up the thread-local. */
+    private final AtomicInteger requestScopes = new AtomicInteger();
+    private final LogThrottle bypassLog = new LogThrottle(System::currentTimeMillis, 60_000);
+    private volatile CommitPosition floor = CommitPosition.NONE;
+
+    ReadYourWrites(ProvenPositions proven, Duration maxWait, ClientMetrics metrics) {
+        this.proven = proven;
+        this.maxWait = maxWait;
+        this.maxWaitNanos = maxWait.toNanos();
+        this.waits = metrics.readFloorWaits();
+        Map<String, Gate> byCache = new java.util.HashMap<>();
+        for (String cache : proven.caches()) {
+            Gate gate = new Gate(cache);
+            byCache.put(cache, gate);
+            metrics.bindReadFloor(cache, Outcome.APPLIED.tag(), gate.applied);
+            metrics.bindReadFloor(cache, Outcome.AFTER_WAIT.tag(), gate.afterWait);
+            metrics.bindReadFloor(cache, Outcome.BYPASSED.tag(), gate.bypassed);
+        }
+        this.gates = Map.copyOf(byCache);
+    }
+
+    /**
+     * Raises the instance floor to cover {@code written} (a position this instance wrote): every later read on this
+     * client, on any thread, is served only once its cache has proven it applied.
+     */
+    public void raiseFloor(CommitPosition written) {
+        CommitPosition current;
+        CommitPosition raised;
+        do {
+            current = floor;
+            raised = current.max(written);
+        } while (raised != current && !compareAndSetFloor(current, raised));
+    }
+
+    private synchronized boolean compareAndSetFloor(CommitPosition expected, CommitPosition next) {
+        if (floor != expected) {
+            return false;
+        }
+        floor = next;
+        gates.values().forEach(Gate::close); // after the floor moved: see Gate#open
+        return true;
+    }
+
+    /** The instance floor: the highest position per source raised so far ({@link CommitPosition#NONE} if none). */
+    public CommitPosition floor() {
+        return floor;
+    }
+
+    /**
+     * Sets a request floor on the current thread until the returned scope is closed (on this thread): its reads are
+     * served only once their cache has proven {@code position} applied, as well as the instance floor. Scopes nest;
+     * an inner one covers the outer one's position too.
+     */
+    public Scope withFloor(CommitPosition position) {
+        CommitPosition previous = request.get();
+        request.set(previous == null ? position : previous.max(position));
+        requestScopes.incrementAndGet();
+        gates.values().forEach(Gate::close); // after the count moved: see Gate#open
+        return new Scope(previous);
+    }
+
+    /** The floor the current thread's reads are held to: the instance floor and its request floor, if any. */
+    public CommitPosition currentFloor() {
+        CommitPosition instance = floor;
+        CommitPosition mine = requestScopes.get() > 0 ? request.get() : null;
+        return mine == null ? instance : instance.max(mine);
+    }
+
+    /** Whether {@code cache} has proven {@code position} applied now. */
+    public boolean isApplied(String cache, CommitPosition position) {
+        return proven.isProven(cache, position);
+    }
+
+    /**
+     * Waits until {@code cache} has proven {@code position} applied (every change up to it, on every partition
+     * feeding the cache, has had its evictions done), at most {@code maxWait}.
+     *
+     * @return whether it has; {@code false} also if interrupted (the interrupt stays set)
+     * @throws IllegalArgumentException if no such cache is configured
+     */
+    public boolean awaitApplied(String cache, CommitPosition position, Duration maxWait) {
+        return proven.awaitProven(cache, position, maxWait.toNanos());
+    }
+
+    /** {@link #awaitApplied(String, CommitPosition, Duration)} for every cache, within one {@code maxWait} overall. */
+    public boolean awaitApplied(CommitPosition position, Duration maxWait) {
+        long deadline = System.nanoTime() + maxWait.toNanos();
+        for (String cache : proven.caches()) {
+            if (!proven.awaitProven(cache, position, Math.max(0, deadline - System.nanoTime()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * What {@code cache} has proven applied, per GTID domain (MariaDB domain id, or MySQL server UUID): the highest
+     * sequence up to which a position check proved every partition of its topics applied. Empty until the first
+     * check after a heartbeat that carries a GTID.
+     */
+    public Map<String, Long> appliedPosition(String cache) {
+        return proven.provenByDomain(cache);
+    }
+
+    /** How long a read under an unproven floor waits before it bypasses the cache. */
+    public Duration maxWait() {
+        return maxWait;
+    }
+
+    /** How many reads of {@code cache} under a floor were served with {@code outcome}. */
+    public long count(String cache, Outcome outcome) {
+        Gate gate = gate(cache);
+        return switch (outcome) {
+            case APPLIED -> gate.applied.sum();
+            case AFTER_WAIT -> gate.afterWait.sum();
+            case BYPASSED -> gate.bypassed.sum();
+        };
+    }
+
+    /** The gate a cache asks on every read. */
+    Gate gate(String cache) {
+        Gate gate = gates.get(cache);
+        if (gate == null) {
+            throw new IllegalArgumentException("No cache '" + cache + "'; configured: " + gates.keySet());
+        }
+        return gate;
+    }
+
+    /** One cache's read gate. */
+    final class Gate implements ReadGate {
+        private final String cache;
+        final LongAdder applied = new LongAdder();
+        final LongAdder afterWait = new LongAdder();
+        final LongAdder bypassed = new LongAdder();
+        /**
+         * Whether reads may skip looking: no request floor is open and the instance floor is proven for this cache.
+         * The one field a read without a floor reads. A look sets it after proving the instance floor, then checks
+         * again that neither the floor nor the request floors moved meanwhile, and closes it if they did; whoever
+         * moves them closes every gate after moving them. Whichever order the two run in, a gate left open has seen
+         * the current floor proven and no request floor.
+         */
+        private volatile boolean open = true;
+        /** When reads began to bypass (System.nanoTime), 0 while they do not. */
+        private volatile long bypassingSince;
+
+        Gate(String cache) {
+            this.cache = cache;
+        }
+
+        @Override
+        public boolean admits(boolean mayWait) {
+            return open || look(mayWait);
+        }
+
+        void close() {
+            open = false;
+        }
+
+        private void reopen(CommitPosition proven) {
+            open = true;
+            if (floor != proven || requestScopes.get() > 0) {
+                open = false;
+            }
+        }
+
+        private boolean look(boolean mayWait) {
+            CommitPosition instance = floor;
+            CommitPosition mine = requestScopes.get() > 0 ? request.get() : null;
+            CommitPosition wanted = mine == null ? instance : instance.max(mine);
+            if (wanted.isEmpty()) {
+                reopen(instance); // the request floor that closed the gate has ended
+                return true;
+            }
+            if (proven.isProven(cache, wanted)) {
+                reopen(instance); // wanted covers instance: proven too
+                bypassingSince = 0;
+                applied.increment();
+                return true;
+            }
+            if (mayWait && maxWaitNanos > 0) {
+                long start = System.nanoTime();
+                boolean applied = proven.awaitProven(cache, wanted, maxWaitNanos);
+                waits.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                if (applied) {
+                    reopen(instance);
+                    bypassingSince = 0;
+                    afterWait.increment();
+                    return true;
+                }
+            }
+            bypassed.increment();
+            bypassing(wanted);
+            return false;
+        }
+
+        /**
+         * A bypass or two after a write are expected (a floor is proven by the next heartbeat and position check);
+         * bypasses for longer than {@link #STUCK_NANOS} mean the proof is stuck: WARN, at most once a minute.
+         */
+        private void bypassing(CommitPosition wanted) {
+            long now = System.nanoTime();
+            long since = bypassingSince;
+            if (since == 0) {
+                bypassingSince = now;
+                return;
+            }
+            if (now - since > STUCK_NANOS) {
+                long suppressed = bypassLog.admit(cache);
+                if (suppressed != LogThrottle.HELD_BACK) {
+                    LOG.warn("Reads of cache '{}' have bypassed it for {} s: its proven position {} does not cover the"
+                            + " read floor {}. Values are loaded from the source and not cached until it does; check"
+                            + " the client's freshness (health) and that the connector's heartbeats carry GTIDs",
+                            cache, TimeUnit.NANOSECONDS.toSeconds(now - since), proven.provenByDomain(cache), wanted);
+                }
+            }
+        }
+    }
+}

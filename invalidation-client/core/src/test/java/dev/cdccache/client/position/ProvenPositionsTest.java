@@ -1,0 +1,159 @@
+package dev.cdccache.client.position;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** What a cache may claim as applied, from the changes and heartbeats of each partition (the consumer's view). */
+class ProvenPositionsTest {
+
+    private static final String COUPONS = "shop.coupon_db.coupon";
+    private static final String PLACES = "shop.coupon_db.place";
+
+    private final ProvenPositions proven = new ProvenPositions(Map.of("coupons", List.of(COUPONS),
+            "both", List.of(COUPONS, PLACES)));
+    private Map<String, Set<Integer>> partitions = Map.of(COUPONS, Set.of(0, 1), PLACES, Set.of(0));
+
+    private static CommitPosition position(String text) {
+        return CommitPosition.parse(text).orElseThrow();
+    }
+
+    private void publish() {
+        proven.publish(partitions);
+    }
+
+    /** A heartbeat of {@code connector}, then a position check that reads every topic to its end. */
+    private void heartbeatAndCheck(Map<String, String> heartbeats, Map<String, Set<String>> feeders) {
+        heartbeats.forEach(proven::heartbeatApplied);
+        Map<String, Map<String, Long>> atStart = proven.checkStarted(List.of(COUPONS, PLACES),
+                topic -> feeders.getOrDefault(topic, Set.of()));
+        proven.checkCompleted(Set.of(COUPONS, PLACES), atStart);
+        publish();
+    }
+
+    @Test
+    void aLaterGtidOnPartitionADoesNotProveAFloorWhilePartitionBStillHoldsTheEarlierChange() {
+        // The write 0-1-10 went to partition 1, whose leader is slow; a later change 0-1-11 arrived on partition 0.
+        proven.eventApplied(COUPONS, 0, "0-1-11");
+        publish();
+
+        assertThat(proven.isProven("coupons", position("0-1-10"))).isFalse();
+
+        proven.eventApplied(COUPONS, 1, "0-1-10");
+        publish();
+
+        assertThat(proven.isProven("coupons", position("0-1-10"))).isTrue();
+        assertThat(proven.isProven("coupons", position("0-1-11"))).as("partition 1 proves only up to 10").isFalse();
+    }
+
+    @Test
+    void aCacheIsProvenOnlyAsFarAsTheLeastOfItsTopics() {
+        proven.eventApplied(COUPONS, 0, "0-1-20");
+        proven.eventApplied(COUPONS, 1, "0-1-20");
+        publish();
+
+        assertThat(proven.isProven("coupons", position("0-1-20"))).isTrue();
+        assertThat(proven.isProven("both", position("0-1-20"))).as("nothing is known of the place topic").isFalse();
+    }
+
+    @Test
+    void aHeartbeatAppliedBeforeACompletedCheckProvesEveryPartitionOfTheTopicsItsConnectorFeeds() {
+        heartbeatAndCheck(Map.of("c1", "0-1-30"), Map.of(COUPONS, Set.of("c1"), PLACES, Set.of("c1")));
+
+        assertThat(proven.isProven("both", position("0-1-30"))).isTrue();
+        assertThat(proven.isProven("both", position("0-2-30"))).as("another server continuing the domain").isTrue();
+        assertThat(proven.isProven("both", position("0-1-31"))).isFalse();
+        assertThat(proven.provenByDomain("both")).containsExactly(Map.entry("0", 30L));
+    }
+
+    @Test
+    void aHeartbeatAppliedAfterTheCheckStartedProvesNothingUntilTheNextCheck() {
+        Map<String, Map<String, Long>> atStart = proven.checkStarted(List.of(COUPONS),
+                topic -> Set.of("c1"));
+        proven.heartbeatApplied("c1", "0-1-30");
+        proven.checkCompleted(Set.of(COUPONS), atStart);
+        publish();
+
+        assertThat(proven.isProven("coupons", position("0-1-30"))).isFalse();
+    }
+
+    @Test
+    void aTopicFedByTwoConnectorsIsProvenOnlyAsFarAsTheLeastOfTheirHeartbeats() {
+        heartbeatAndCheck(Map.of("c1", "0-1-50", "c2", "0-2-40"), Map.of(COUPONS, Set.of("c1", "c2")));
+
+        assertThat(proven.isProven("coupons", position("0-1-40"))).isTrue();
+        assertThat(proven.isProven("coupons", position("0-1-45"))).isFalse();
+    }
+
+    @Test
+    void aHeartbeatOfAnotherDomainOrWithoutAGtidProvesNothingForTheFloorsDomain() {
+        heartbeatAndCheck(Map.of("c1", "1-1-500"), Map.of(COUPONS, Set.of("c1", "c2")));
+
+        assertThat(proven.isProven("coupons", position("0-1-1"))).isFalse();
+        assertThat(proven.provenByDomain("coupons")).as("c2 sent no heartbeat with a GTID").isEmpty();
+    }
+
+    @Test
+    void aChangeOfAnotherServerSharingTheDomainProvesNothingForThisServersFloor() {
+        // Two shards left at gtid_domain_id=0 number their transactions independently.
+        proven.eventApplied(COUPONS, 0, "0-2-900");
+        proven.eventApplied(COUPONS, 1, "0-2-900");
+        publish();
+
+        assertThat(proven.isProven("coupons", position("0-1-100"))).isFalse();
+        assertThat(proven.isProven("coupons", position("0-2-900"))).isTrue();
+    }
+
+    @Test
+    void aTopicWithoutPartitionsYetIsProvenOnlyByACheck() {
+        partitions = Map.of(COUPONS, Set.of(0, 1));
+        proven.eventApplied(COUPONS, 0, "0-1-5");
+        proven.eventApplied(COUPONS, 1, "0-1-5");
+        publish();
+
+        assertThat(proven.isProven("both", position("0-1-5"))).isFalse();
+    }
+
+    @Test
+    void mySqlGtidsAreProvenPerSourceServer() {
+        String uuid = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+        proven.eventApplied(COUPONS, 0, uuid + ":7");
+        proven.eventApplied(COUPONS, 1, uuid + ":9");
+        publish();
+
+        assertThat(proven.isProven("coupons", position(uuid + ":1-7"))).isTrue();
+        assertThat(proven.isProven("coupons", position(uuid + ":8"))).isFalse();
+    }
+
+    @Test
+    void aReaderWaitingForAFloorWakesWhenAPublishProvesIt() throws Exception {
+        CountDownLatch waiting = new CountDownLatch(1);
+        CompletableFuture<Boolean> reader = CompletableFuture.supplyAsync(() -> {
+            waiting.countDown();
+            return proven.awaitProven("coupons", position("0-1-10"), TimeUnit.SECONDS.toNanos(30));
+        });
+        assertThat(waiting.await(5, TimeUnit.SECONDS)).isTrue();
+        proven.eventApplied(COUPONS, 0, "0-1-10");
+        publish();
+        assertThat(reader.isDone()).as("half the partitions prove nothing").isFalse();
+
+        proven.eventApplied(COUPONS, 1, "0-1-10");
+        publish();
+
+        assertThat(reader.get(5, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void aWaitForAFloorNeverProvenEndsAfterItsMaximum() {
+        long start = System.nanoTime();
+        assertThat(proven.awaitProven("coupons", position("0-1-10"), Duration.ofMillis(20).toNanos())).isFalse();
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(20).toNanos());
+    }
+}

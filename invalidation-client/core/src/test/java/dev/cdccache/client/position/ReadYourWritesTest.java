@@ -1,0 +1,158 @@
+package dev.cdccache.client.position;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.cdccache.client.StalenessPolicy;
+import dev.cdccache.client.cache.CaffeineInvalidatingCache;
+import dev.cdccache.client.metrics.ClientMetrics;
+import dev.cdccache.client.position.ReadYourWrites.Outcome;
+import dev.cdccache.client.staleness.StalenessGuard;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Cache reads under a read floor: served once the floor is proven applied, after a short wait, or by bypassing the
+ * cache; never a value older than the floor. The consumer's part is played by publishing proofs by hand.
+ */
+class ReadYourWritesTest {
+
+    private static final String TOPIC = "shop.coupon_db.coupon";
+    private static final CommitPosition WRITE = CommitPosition.parse("0-1-10").orElseThrow();
+
+    private final StalenessGuard guard = new StalenessGuard(System::currentTimeMillis, Duration.ofSeconds(5),
+            StalenessPolicy.SERVE_STALE, true);
+    private final ProvenPositions proven = new ProvenPositions(Map.of("coupons", List.of(TOPIC)));
+    private final ReadYourWrites readYourWrites = proven.readYourWrites(Duration.ofMillis(20),
+            new ClientMetrics(null, "test", guard));
+    private final CaffeineInvalidatingCache<Long, String> coupons = new CaffeineInvalidatingCache<>("coupons",
+            Caffeine.newBuilder().maximumSize(100), guard, true, 0, ForkJoinPool.commonPool(),
+            CaffeineInvalidatingCache.LoadListener.NONE, ProvenPositions.gate(readYourWrites, "coupons"));
+
+    ReadYourWritesTest() {
+        coupons.startAccepting();
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+    }
+
+    /** The consumer applied the write's change (its evictions done) and published it. */
+    private void applyWrite() {
+        coupons.invalidate(1L);
+        proven.eventApplied(TOPIC, 0, "0-1-10");
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+    }
+
+    @Test
+    void withoutAFloorReadsAreServedFromTheCacheAndNothingIsCounted() {
+        coupons.get(1L, id -> "old");
+
+        assertThat(coupons.get(1L, id -> "new")).isEqualTo("old");
+        assertThat(readYourWrites.count("coupons", Outcome.APPLIED)).isZero();
+    }
+
+    @Test
+    void aHitUnderAFloorNotYetAppliedBypassesTheCacheAndStoresNothing() {
+        coupons.get(1L, id -> "old");
+        readYourWrites.raiseFloor(WRITE); // written and committed; its change not applied yet
+
+        assertThat(coupons.get(1L, id -> "new")).isEqualTo("new");
+        assertThat(coupons.getIfPresent(1L)).isNull();
+        assertThat(coupons.lookup(1L)).isNull();
+        assertThat(coupons.getAll(List.of(1L, 2L), ids -> Map.of(1L, "new", 2L, "two")))
+                .containsExactly(Map.entry(1L, "new"), Map.entry(2L, "two"));
+        assertThat(coupons.caffeine().getIfPresent(1L).value()).as("the old entry awaits its eviction").isEqualTo("old");
+        assertThat(coupons.caffeine().getIfPresent(2L)).as("a bypass stores nothing").isNull();
+        assertThat(readYourWrites.count("coupons", Outcome.BYPASSED)).isEqualTo(4);
+    }
+
+    @Test
+    void aHitWaitsForItsFloorAndIsServedOnceTheConsumerAppliedIt() throws Exception {
+        ReadYourWrites patient = proven.readYourWrites(Duration.ofSeconds(30), new ClientMetrics(null, "t2", guard));
+        CaffeineInvalidatingCache<Long, String> cache = new CaffeineInvalidatingCache<>("coupons",
+                Caffeine.newBuilder().maximumSize(100), guard, true, 0, ForkJoinPool.commonPool(),
+                CaffeineInvalidatingCache.LoadListener.NONE, ProvenPositions.gate(patient, "coupons"));
+        cache.startAccepting();
+        cache.get(2L, id -> "two"); // a key the write did not touch
+        patient.raiseFloor(WRITE);
+
+        CountDownLatch reading = new CountDownLatch(1);
+        CompletableFuture<String> read = CompletableFuture.supplyAsync(() -> {
+            reading.countDown();
+            return cache.get(2L, id -> "loaded");
+        });
+        assertThat(reading.await(5, TimeUnit.SECONDS)).isTrue();
+        proven.eventApplied(TOPIC, 0, "0-1-10");
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+
+        assertThat(read.get(10, TimeUnit.SECONDS)).as("served from the cache once proven").isEqualTo("two");
+        assertThat(patient.count("coupons", Outcome.AFTER_WAIT) + patient.count("coupons", Outcome.APPLIED))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void onceItsFloorIsAppliedTheCacheServesAndStoresAsUsual() {
+        coupons.get(1L, id -> "old");
+        readYourWrites.raiseFloor(WRITE);
+        applyWrite();
+
+        assertThat(coupons.get(1L, id -> "new")).isEqualTo("new");
+        assertThat(coupons.get(1L, id -> "newer")).isEqualTo("new");
+        assertThat(readYourWrites.count("coupons", Outcome.APPLIED)).isEqualTo(1);
+        assertThat(readYourWrites.count("coupons", Outcome.BYPASSED)).isZero();
+    }
+
+    @Test
+    void aMissUnderAFloorNotYetAppliedDoesNotJoinALoadThatReadBeforeTheWrite() throws Exception {
+        CountDownLatch leaderRead = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<String> leader = CompletableFuture.supplyAsync(() -> coupons.get(1L, id -> {
+            leaderRead.countDown();
+            await(release);
+            return "old"; // read before the write committed
+        }));
+        assertThat(leaderRead.await(5, TimeUnit.SECONDS)).isTrue();
+        readYourWrites.raiseFloor(WRITE);
+
+        assertThat(coupons.get(1L, id -> "new")).isEqualTo("new");
+
+        release.countDown();
+        assertThat(leader.get(5, TimeUnit.SECONDS)).isEqualTo("old");
+        applyWrite();
+        assertThat(coupons.get(1L, id -> "new")).as("the write's eviction removed the old value").isEqualTo("new");
+    }
+
+    @Test
+    void aRequestFloorHoldsOnlyTheReadsOfItsThreadUntilClosed() throws Exception {
+        coupons.get(1L, id -> "old");
+        try (ReadYourWrites.Scope scope = readYourWrites.withFloor(WRITE)) {
+            assertThat(readYourWrites.currentFloor()).isEqualTo(WRITE);
+            assertThat(coupons.get(1L, id -> "new")).isEqualTo("new");
+            assertThat(CompletableFuture.supplyAsync(() -> coupons.get(1L, id -> "new")).get(5, TimeUnit.SECONDS))
+                    .as("another thread has no floor").isEqualTo("old");
+        }
+        assertThat(readYourWrites.currentFloor()).isEqualTo(CommitPosition.NONE);
+        assertThat(coupons.get(1L, id -> "new")).isEqualTo("old");
+    }
+
+    @Test
+    void theInstanceFloorOnlyRises() {
+        readYourWrites.raiseFloor(WRITE);
+        readYourWrites.raiseFloor(CommitPosition.parse("0-1-9").orElseThrow());
+
+        assertThat(readYourWrites.floor()).isEqualTo(WRITE);
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

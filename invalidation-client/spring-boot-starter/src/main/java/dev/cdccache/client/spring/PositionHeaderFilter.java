@@ -1,0 +1,131 @@
+package dev.cdccache.client.spring;
+
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.position.CommitPosition;
+import dev.cdccache.client.position.ReadYourWrites;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Read-your-writes across instances, through the {@value #HEADER} HTTP header:
+ * <ul>
+ *   <li>a request carrying the header (a commit position such as {@code 0-1-451}) has it as its request floor: its
+ *       cache reads, on this thread, are served only once the cache has proven that position applied, whichever
+ *       instance wrote it;</li>
+ *   <li>a response to a request whose transactions committed writes carries their position in the header (with
+ *       {@code read-your-writes.enabled}), set before the response is committed.</li>
+ * </ul>
+ * The caller (a browser application, another service, or the gateway on its behalf) sends the position it got back
+ * with its next requests. A header that is not a position is ignored (logged at DEBUG): it can only ask for more
+ * waiting, never for less. A transaction that commits after the response started streaming is not in the header.
+ */
+final class PositionHeaderFilter implements Filter {
+
+    /** The header: the commit position a request's reads are held to, and the one a response's writes reached. */
+    static final String HEADER = "Cdc-Position";
+
+    private static final Logger LOG = LoggerFactory.getLogger(PositionHeaderFilter.class);
+
+    private final Supplier<InvalidationClient> client;
+
+    PositionHeaderFilter(Supplier<InvalidationClient> client) {
+        this.client = client;
+    }
+
+    @Override
+    public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        InvalidationClient invalidationClient = client.get();
+        if (!(request instanceof HttpServletRequest http) || !(response instanceof HttpServletResponse httpResponse)
+                || invalidationClient == null) {
+            chain.doFilter(request, response);
+            return;
+        }
+        CommitPosition floor = floorOf(http);
+        RequestWrites writes = RequestWrites.open();
+        PositionResponse wrapped = new PositionResponse(httpResponse, writes);
+        try (ReadYourWrites.Scope scope = floor.isEmpty() ? null : invalidationClient.readYourWrites().withFloor(floor)) {
+            chain.doFilter(request, wrapped);
+        } finally {
+            wrapped.addPosition();
+            writes.close();
+        }
+    }
+
+    private static CommitPosition floorOf(HttpServletRequest request) {
+        String header = request.getHeader(HEADER);
+        if (header == null) {
+            return CommitPosition.NONE;
+        }
+        return CommitPosition.parse(header).orElseGet(() -> {
+            LOG.debug("Ignored a {} header that is not a commit position: '{}'", HEADER,
+                    header.length() > 100 ? header.substring(0, 100) + "..." : header);
+            return CommitPosition.NONE;
+        });
+    }
+
+    /** Sets the header before anything commits the response. */
+    private static final class PositionResponse extends HttpServletResponseWrapper {
+        private final RequestWrites writes;
+
+        PositionResponse(HttpServletResponse response, RequestWrites writes) {
+            super(response);
+            this.writes = writes;
+        }
+
+        void addPosition() {
+            CommitPosition written = writes.written();
+            if (!written.isEmpty() && !isCommitted()) {
+                setHeader(HEADER, written.toString());
+            }
+        }
+
+        @Override
+        public ServletOutputStream getOutputStream() throws IOException {
+            addPosition();
+            return super.getOutputStream();
+        }
+
+        @Override
+        public PrintWriter getWriter() throws IOException {
+            addPosition();
+            return super.getWriter();
+        }
+
+        @Override
+        public void flushBuffer() throws IOException {
+            addPosition();
+            super.flushBuffer();
+        }
+
+        @Override
+        public void sendError(int sc, String msg) throws IOException {
+            addPosition();
+            super.sendError(sc, msg);
+        }
+
+        @Override
+        public void sendError(int sc) throws IOException {
+            addPosition();
+            super.sendError(sc);
+        }
+
+        @Override
+        public void sendRedirect(String location) throws IOException {
+            addPosition();
+            super.sendRedirect(location);
+        }
+    }
+}

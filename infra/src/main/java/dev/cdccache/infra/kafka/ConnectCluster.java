@@ -46,7 +46,7 @@ public final class ConnectCluster implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ConnectCluster.class);
     private static final int WORKERS = 2;
     private static final Duration REMOVE_TIMEOUT = Duration.ofSeconds(60);
-    private static volatile ConnectCluster shared;
+    private static ConnectCluster shared;
 
     private final Path baseDir;
     private final KafkaCluster kafka;
@@ -76,35 +76,32 @@ public final class ConnectCluster implements AutoCloseable {
      * first starts the workers that are not running (a previous test class killed or stopped them) and returns once
      * their REST APIs answer.
      */
-    public static ConnectCluster shared() {
-        ConnectCluster cluster = shared;
-        if (cluster == null) {
-            synchronized (ConnectCluster.class) {
-                cluster = shared;
-                if (cluster == null) {
-                    Path dir = Path.of(System.getProperty("cdc.infra.dir", "target"))
-                            .resolve("connect-" + ProcessHandle.current().pid());
-                    Path plugins = Path.of(System.getProperty(PLUGIN_PATH_PROPERTY, "target/connect-plugins"));
-                    cluster = new ConnectCluster(dir, plugins, LocalStack.shared().mariaDb().connectorPassword());
-                    ConnectCluster started = cluster;
-                    Runtime.getRuntime().addShutdownHook(new Thread(started::close, "connect-cluster-shutdown"));
-                    started.start();
-                    shared = cluster;
-                }
-            }
+    public static synchronized ConnectCluster shared() {
+        // synchronized as a whole: test classes ask once each, and one that asks while the cluster starts waits
+        if (shared == null) {
+            Path dir = Path.of(System.getProperty("cdc.infra.dir", "target"))
+                    .resolve("connect-" + ProcessHandle.current().pid());
+            Path plugins = Path.of(System.getProperty(PLUGIN_PATH_PROPERTY, "target/connect-plugins"));
+            ConnectCluster cluster = new ConnectCluster(dir, plugins, LocalStack.shared().mariaDb().connectorPassword());
+            Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "connect-cluster-shutdown"));
+            cluster.start(); // closes what it started and throws when it fails: the next caller tries again
+            shared = cluster;
         }
-        cluster.startStoppedWorkers();
-        return cluster;
+        shared.startStoppedWorkers();
+        return shared;
     }
 
     private void start() {
         long started = System.nanoTime();
+        boolean up = false;
         try {
             kafka.start();
             workers.parallelStream().forEach(KafkaConnectWorker::start);
-        } catch (RuntimeException e) {
-            close();
-            throw e;
+            up = true;
+        } finally {
+            if (!up) {
+                close(); // nothing half-started is left running
+            }
         }
         log.info("Connect cluster up in {} ms: {} workers on {}", (System.nanoTime() - started) / 1_000_000,
                 workers.size(), kafka);

@@ -178,17 +178,29 @@ public final class ConnectCluster implements AutoCloseable {
                 + " s after it was deleted");
     }
 
-    /** Stops the workers, then the brokers, and deletes their data. */
+    /**
+     * Kills the workers and the brokers (SIGKILL) and deletes their data. Nothing is worth a graceful stop here:
+     * the data goes next, and three KRaft nodes stopping together wait on each other's quorum, long enough for
+     * the test JVM's exit to be cut short (and the data left behind) when this runs as its shutdown hook.
+     */
     @Override
     public void close() {
         workers.parallelStream().forEach(w -> {
             try {
-                w.close();
+                w.kill();
+                w.close(); // only deletes its directory now
             } catch (RuntimeException ignored) {
                 // keep stopping the others
             }
         });
-        kafka.close();
+        kafka.brokers().parallelStream().forEach(b -> {
+            try {
+                b.kill();
+            } catch (RuntimeException ignored) {
+                // keep stopping the others
+            }
+        });
+        kafka.close(); // the brokers are gone: deletes their data
         DataDirectories.delete(baseDir);
     }
 

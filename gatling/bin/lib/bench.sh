@@ -151,7 +151,7 @@ bench_start_coupons() {
   i=0
   for port in $COUPON_PORTS; do
     i=$((i + 1))
-    JAVA_TOOL_OPTIONS="-Xlog:gc:file=$BENCH_DIR/gc/coupon-$tag-$i.log:uptime,level,tags ${BENCH_EXTRA_JVM_OPTS:-}" \
+    JAVA_TOOL_OPTIONS="-Xlog:gc:file=$BENCH_DIR/gc/coupon-$tag-$i.log:uptime,level,tags ${BENCH_EXTRA_JVM_OPTS:-} ${JAVA_TOOL_OPTIONS:-}" \
     platform_launch_app "coupon-service-$i" coupon-service "$port" "$heap" \
         --spring.datasource.url="jdbc:mariadb://127.0.0.1:$MARIADB_PORT/coupon_db" \
         --spring.datasource.username="$MARIADB_APP_USER" --spring.datasource.password="$MARIADB_APP_PASSWORD" \
@@ -178,7 +178,7 @@ bench_start_ticket() {
 bench_launch_ticket() {
   local mode=$1; shift
   platform_stop_app ticket-orchestrator
-  JAVA_TOOL_OPTIONS="-Xlog:gc:file=$BENCH_DIR/gc/ticket-$mode.log:uptime,level,tags" \
+  JAVA_TOOL_OPTIONS="-Xlog:gc:file=$BENCH_DIR/gc/ticket-$mode.log:uptime,level,tags ${JAVA_TOOL_OPTIONS:-}" \
   platform_launch_app ticket-orchestrator ticket-orchestrator "$TICKET_PORT" "$SERVICE_HEAP" \
       --spring.datasource.url="jdbc:mariadb://127.0.0.1:$MARIADB_PORT/ticket_db" \
       --spring.datasource.username="$MARIADB_APP_USER" --spring.datasource.password="$MARIADB_APP_PASSWORD" \

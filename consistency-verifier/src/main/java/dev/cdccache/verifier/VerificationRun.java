@@ -140,7 +140,7 @@ public final class VerificationRun {
             CacheComparison.Result firstComparison = comparison.compare(instances);
             CacheComparison.Result finalComparison = firstComparison;
             long comparedAt = clock.now();
-            long deadline = comparedAt + Duration.ofSeconds(30).toNanos();
+            long deadline = comparedAt + settings.mismatchSettleTimeout.toNanos();
             while (!finalComparison.mismatches().isEmpty() && clock.now() < deadline) {
                 LockSupport.parkNanos(Duration.ofMillis(500).toNanos());
                 finalComparison = comparison.compare(instances);

@@ -45,6 +45,11 @@ public final class VerifierSettings {
     List<FaultKind> faults = new ArrayList<>(List.of(FaultKind.values()));
     boolean repeatFaults = true;
     Duration convergenceTimeout = Duration.ofSeconds(90);
+    /**
+     * How long cached values that still differ from the database once the instances converged are compared again
+     * before the differences count as a problem: a late eviction gets this long to arrive.
+     */
+    Duration mismatchSettleTimeout = Duration.ofSeconds(30);
     long seed = 42;
     Path connectorJar = Path.of(System.getProperty("verifier.connector-jar", "target/cdc-connector-exec.jar"));
     Path report = Path.of(System.getProperty("verifier.report", "target/consistency-report.md"));

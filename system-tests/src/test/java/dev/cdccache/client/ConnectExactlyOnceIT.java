@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.cdccache.infra.LocalStack;
+import dev.cdccache.infra.kafka.ConnectCluster;
 import dev.cdccache.infra.kafka.KafkaCluster;
 import dev.cdccache.infra.kafka.KafkaConnectWorker;
 import dev.cdccache.infra.mariadb.MariaDbServer;
@@ -13,12 +14,12 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TransactionListing;
@@ -47,6 +48,9 @@ import tools.jackson.databind.json.JsonMapper;
  * change: a client would prove the heartbeat's time without it (this test then fails within a second). With it, the
  * heartbeat belongs to a transaction that commits only after the change is acknowledged.
  *
+ * <p>The brokers and workers are the JVM's {@link ConnectCluster#shared() shared Connect cluster}; the connector, its
+ * topics and table are this class's own, and the connector is removed when the class ends.
+ *
  * <p>The reader is a plain consumer rather than a running client: a client also sends metadata requests to every
  * broker, and one sent to the stalled broker holds its checks up until the request times out, which keeps it from
  * proving anything during the stall either way (safe, but it would hide the ordering this test is about).
@@ -56,7 +60,6 @@ class ConnectExactlyOnceIT {
     private static final String DB = "eos_db";
     private static final String PREFIX = "eos";
     private static final String CONNECTOR = "eos-it";
-    private static final String GROUP = "eos-connect";
     private static final String DATA_TOPIC = PREFIX + "." + DB + ".item";
     private static final String BEAT_TOPIC = PREFIX + "." + MariaDbServer.HEARTBEAT_TABLE;
     private static final long ROW = 7;
@@ -64,12 +67,11 @@ class ConnectExactlyOnceIT {
     private static final Duration CONVERGE = Duration.ofSeconds(90);
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final Path CONNECTOR_JAR = dev.cdccache.systemtests.ConnectorJar.path();
-    private static final Path PLUGIN_PATH = Path.of("target", "connect-plugins");
     private static final Path DIR = Path.of("target", "connect-eos-it");
 
     private static MariaDbServer mariaDb;
+    private static ConnectCluster connect;
     private static KafkaCluster cluster;
-    private static final List<KafkaConnectWorker> workers = new ArrayList<>();
     /** Reads as the client does (its own consumer properties), proves as the client does (see the test). */
     private static KafkaConsumer<byte[], byte[]> reader;
     private static String exported;
@@ -85,16 +87,17 @@ class ConnectExactlyOnceIT {
         mariaDb.createDatabase(DB);
         mariaDb.execute(DB, "CREATE TABLE item (id BIGINT PRIMARY KEY, version INT NOT NULL)",
                 "INSERT INTO item VALUES (" + ROW + ", 0)");
-        cluster = KafkaCluster.builder(DIR.resolve("cluster-" + ProcessHandle.current().pid())).size(3)
-                // the stalled follower must stay in the in-sync replicas (holding acks=all and the high watermark
-                // back) and must not be fenced for the whole stall
-                .serverProperty("replica.lag.time.max.ms", "30000")
-                .serverProperty("broker.session.timeout.ms", "30000")
-                .build().start();
+        // Three brokers whose settings keep a stalled follower in the in-sync replicas (holding acks=all and the high
+        // watermark back) and unfenced for the whole stall; two workers with exactly-once source support.
+        connect = ConnectCluster.shared();
+        cluster = connect.kafka();
         try (Admin admin = cluster.admin()) {
-            // the follower to stall is not the active controller (its re-election would only slow everything down)
+            // The follower to stall is neither the active controller (its re-election would only slow everything
+            // down) nor the workers' group coordinator (the workers would leave the group during the stall, and the
+            // task would restart elsewhere).
             int controller = admin.describeMetadataQuorum().quorumInfo().get().leaderId();
-            follower = controller == 3 ? 2 : 3;
+            int coordinator = connect.groupCoordinator();
+            follower = IntStream.of(3, 2, 1).filter(id -> id != controller && id != coordinator).findFirst().getAsInt();
             leader = follower == 1 ? 2 : 1;
             other = 6 - leader - follower;
             admin.createTopics(List.of(
@@ -105,8 +108,7 @@ class ConnectExactlyOnceIT {
                     .flatMap(t -> t.partitions().stream()).allMatch(p -> p.isr().size() == 2));
         }
         exported = exportConnectConfig();
-        startWorkers();
-        KafkaConnectWorker.Response created = workers.get(0).post("/connectors", exported);
+        KafkaConnectWorker.Response created = connect.runningWorker().post("/connectors", exported);
         assertThat(created.status()).as("POST /connectors: %s", created.body()).isEqualTo(201);
         await().atMost(CONVERGE).until(ConnectExactlyOnceIT::taskRunning);
 
@@ -125,9 +127,8 @@ class ConnectExactlyOnceIT {
         if (reader != null) {
             reader.close();
         }
-        workers.forEach(KafkaConnectWorker::close);
-        if (cluster != null) {
-            cluster.close();
+        if (connect != null) {
+            connect.removeConnector(CONNECTOR); // the shared cluster runs on for the next test class
         }
         System.out.printf("ConnectExactlyOnceIT: %d ms in all%n", (System.nanoTime() - started) / 1_000_000);
     }
@@ -140,7 +141,7 @@ class ConnectExactlyOnceIT {
         try (Admin admin = cluster.admin()) {
             Collection<TransactionListing> transactions = admin.listTransactions().all().get(30, TimeUnit.SECONDS);
             assertThat(transactions).as("the task's transactional producer (<group>-<connector>-<task>)")
-                    .anyMatch(t -> t.transactionalId().equals(GROUP + "-" + CONNECTOR + "-0"));
+                    .anyMatch(t -> t.transactionalId().equals(ConnectCluster.GROUP_ID + "-" + CONNECTOR + "-0"));
         }
     }
 
@@ -254,26 +255,8 @@ class ConnectExactlyOnceIT {
         return consumer;
     }
 
-    private static void startWorkers() {
-        for (int i = 1; i <= 2; i++) {
-            workers.add(KafkaConnectWorker.builder(DIR.resolve("worker-" + i), cluster.bootstrapServers())
-                    .groupId(GROUP)
-                    .pluginPath(PLUGIN_PATH)
-                    .env("CDC_CONNECTOR_DATABASE_PASSWORD", mariaDb.connectorPassword())
-                    .workerProperty("exactly.once.source.support", "enabled")
-                    .workerProperty("config.storage.replication.factor", "3")
-                    .workerProperty("offset.storage.replication.factor", "3")
-                    .workerProperty("status.storage.replication.factor", "3")
-                    // a stalled broker may be the group's coordinator: no worker is dropped from the group meanwhile
-                    .workerProperty("session.timeout.ms", "30000")
-                    .workerProperty("heartbeat.interval.ms", "3000")
-                    .build());
-        }
-        workers.parallelStream().forEach(KafkaConnectWorker::start);
-    }
-
     private static boolean taskRunning() {
-        KafkaConnectWorker.Response status = workers.get(0).get("/connectors/" + CONNECTOR + "/status");
+        KafkaConnectWorker.Response status = connect.runningWorker().get("/connectors/" + CONNECTOR + "/status");
         return status.status() == 200
                 && "RUNNING".equals(JSON.readTree(status.body()).path("tasks").path(0).path("state").asString());
     }

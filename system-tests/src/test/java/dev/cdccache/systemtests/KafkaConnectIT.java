@@ -12,6 +12,7 @@ import dev.cdccache.client.parsing.Operation;
 import dev.cdccache.client.staleness.StalenessStatus;
 import dev.cdccache.infra.LocalStack;
 import dev.cdccache.infra.connector.ConnectorProcess;
+import dev.cdccache.infra.kafka.ConnectCluster;
 import dev.cdccache.infra.kafka.KafkaConnectWorker;
 import dev.cdccache.infra.mariadb.MariaDbServer;
 import dev.cdccache.infra.process.JavaProcess;
@@ -38,6 +39,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 import java.util.stream.StreamSupport;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -55,7 +57,8 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The connector on a real Kafka Connect cluster: two distributed workers started from the Kafka jars, the
+ * The connector on a real Kafka Connect cluster (the JVM's {@link ConnectCluster#shared() shared one}: three brokers
+ * and two distributed workers started from the Kafka jars; this class's connector is removed when it ends), the
  * Debezium MariaDB plugin as released ({@code debezium-connector-mariadb}, classifier {@code plugin}) on their
  * plugin path, and the connector deployed through the REST API from exactly what
  * {@code cdc-connector --cdc.connector.export-connect-config=true} prints. The embedded connector reads the
@@ -79,11 +82,10 @@ class KafkaConnectIT {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private static final Path CONNECTOR_JAR = ConnectorJar.path();
-    private static final Path PLUGIN_PATH = Path.of("target", "connect-plugins");
 
     private static LocalStack stack;
     private static MariaDbServer mariaDb;
-    private static final List<KafkaConnectWorker> workers = new ArrayList<>();
+    private static ConnectCluster connect;
     private static ConnectorProcess embedded;
     private static InvalidationClient embeddedClient;
     private static InvalidationClient connectClient;
@@ -104,7 +106,7 @@ class KafkaConnectIT {
 
         // The JVMs start side by side: most of their start-up is waiting (group joins, binlog connection).
         ExecutorService starter = Executors.newFixedThreadPool(2);
-        Future<?> cluster = starter.submit(KafkaConnectIT::startWorkers);
+        Future<ConnectCluster> cluster = starter.submit(ConnectCluster::shared);
         Future<ConnectorProcess> embeddedStarted = starter.submit(() -> ConnectorProcess.builder(CONNECTOR_JAR, stack)
                 .tables(List.of(DB + ".item"))
                 .topicPrefix(EMBEDDED_PREFIX)
@@ -112,12 +114,12 @@ class KafkaConnectIT {
                 .build()
                 .start());
         starter.shutdown();
+        connect = cluster.get();
         String connectorJson = exportConnectConfig();
-        cluster.get();
 
-        KafkaConnectWorker.Response created = workers.get(0).post("/connectors", connectorJson);
+        KafkaConnectWorker.Response created = connect.runningWorker().post("/connectors", connectorJson);
         assertThat(created.status()).as(created.body()).isEqualTo(201);
-        await().atMost(CONVERGE).until(() -> taskWorker(workers.get(0)) != null);
+        await().atMost(CONVERGE).until(() -> taskWorker(connect.runningWorker()) != null);
 
         embedded = embeddedStarted.get();
 
@@ -130,7 +132,10 @@ class KafkaConnectIT {
                     .get(30, java.util.concurrent.TimeUnit.SECONDS).get(EMBEDDED_PREFIX + "." + DB + ".item")
                     .partitions().size();
         }
-        stack.kafka().createTopic(CONNECT_PREFIX + "." + DB + ".item", partitions);
+        try (var admin = connect.kafka().admin()) {
+            admin.createTopics(List.of(new NewTopic(CONNECT_PREFIX + "." + DB + ".item", partitions, (short) 1)))
+                    .all().get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
         embeddedClient = client(EMBEDDED_PREFIX, embeddedEvents);
         connectClient = client(CONNECT_PREFIX, connectEvents);
         for (InvalidationClient client : List.of(embeddedClient, connectClient)) {
@@ -156,25 +161,16 @@ class KafkaConnectIT {
                 // keep closing the others
             }
         }
-        workers.forEach(KafkaConnectWorker::close);
-        System.out.printf("KafkaConnectIT: %d ms in all%n", (System.nanoTime() - started) / 1_000_000);
-    }
-
-    private static void startWorkers() {
-        for (int i = 1; i <= 2; i++) {
-            workers.add(KafkaConnectWorker.builder(Path.of("target", "connect-it", "worker-" + i),
-                            stack.kafka().bootstrapServers())
-                    .groupId("connect-it")
-                    .pluginPath(PLUGIN_PATH)
-                    .env("CDC_CONNECTOR_DATABASE_PASSWORD", mariaDb.connectorPassword())
-                    .build());
+        if (connect != null) {
+            connect.removeConnector(CONNECTOR); // the shared cluster runs on (its killed worker restarted) for the next class
         }
-        workers.parallelStream().forEach(KafkaConnectWorker::start);
+        System.out.printf("KafkaConnectIT: %d ms in all%n", (System.nanoTime() - started) / 1_000_000);
     }
 
     /** What a user runs: the runnable connector with its settings and the export flag; stdout is the JSON. */
     private static String exportConnectConfig() throws Exception {
         Path output = Path.of("target", "connect-it", "connector.json");
+        Files.createDirectories(output.getParent());
         Files.deleteIfExists(output); // the process log is appended to
         JavaProcess export = JavaProcess.builder("connect-export")
                 .jar(CONNECTOR_JAR)
@@ -188,7 +184,7 @@ class KafkaConnectIT {
                 .arg("--cdc.connector.database.user=" + mariaDb.connectorUser())
                 .arg("--cdc.connector.tables=" + DB + ".item")
                 .arg("--cdc.connector.topic-prefix=" + CONNECT_PREFIX)
-                .arg("--cdc.connector.kafka.bootstrap-servers=" + stack.kafka().bootstrapServers())
+                .arg("--cdc.connector.kafka.bootstrap-servers=" + bootstrapServers(CONNECT_PREFIX))
                 .start();
         assertThat(export.waitFor(Duration.ofSeconds(90))).as(export.tail(30)).isZero();
         String json = Files.readString(export.logFile());
@@ -196,9 +192,14 @@ class KafkaConnectIT {
         return json;
     }
 
+    /** The embedded connector publishes to the shared stack's broker, the one on Connect to the Connect cluster. */
+    private static String bootstrapServers(String prefix) {
+        return prefix.equals(CONNECT_PREFIX) ? connect.kafka().bootstrapServers() : stack.kafka().bootstrapServers();
+    }
+
     private static InvalidationClient client(String prefix, List<ChangeEvent> applied) {
         InvalidationClientConfig.Builder config = InvalidationClientConfig.builder()
-                .bootstrapServers(stack.kafka().bootstrapServers())
+                .bootstrapServers(bootstrapServers(prefix))
                 .topicPrefix(prefix)
                 .clientId("kc-" + prefix)
                 .maxStaleness(Duration.ofSeconds(5))
@@ -300,6 +301,7 @@ class KafkaConnectIT {
             items.get(id, KafkaConnectIT::rowById);
         }
 
+        List<KafkaConnectWorker> workers = connect.workers();
         String victimId = taskWorker(workers.get(0));
         KafkaConnectWorker victim = workers.stream().filter(w -> w.workerId().equals(victimId)).findFirst().orElseThrow();
         KafkaConnectWorker survivor = workers.stream().filter(w -> w != victim).findFirst().orElseThrow();
@@ -453,7 +455,7 @@ class KafkaConnectIT {
     /** The first {@code count} records of every partition of {@code topic}, read from the beginning. */
     private static List<ConsumerRecord<String, String>> read(String topic, int count) {
         Map<String, Object> props = Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers(),
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(topic.substring(0, topic.indexOf('.'))),
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         List<ConsumerRecord<String, String>> records = new ArrayList<>();

@@ -104,7 +104,7 @@ class ConnectorConfiguration {
         @Bean
         KafkaChangePublisher kafkaChangePublisher(KafkaClients clients, PublishMetrics metrics, ConnectorProperties properties,
                 DebeziumSettings settings, MeterRegistry registry, ContinuityState continuityState) {
-            return new KafkaChangePublisher(clients::producer, new ChangeEventSerializer(properties.getName()), metrics,
+            return new KafkaChangePublisher(clients::producer, new ChangeEventSerializer(properties.getName(), registry), metrics,
                     properties.getTopicPrefix(), Clock.systemUTC(), settings.heartbeatTable()
                             .map(t -> new HeartbeatRecords(t.topic(properties.getTopicPrefix()), properties.getName(),
                                     continuityState::epochOrNull))

@@ -18,6 +18,8 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
@@ -46,6 +48,7 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
     private final Clock clock;
     private final HeartbeatRecords heartbeats;
     private final OversizedEvents oversized;
+    private final CommitTimes commitTimes = new CommitTimes();
 
     /** A publisher for a connector without a heartbeat table, with the producer's default max.request.size. */
     public KafkaChangePublisher(Supplier<Producer<byte[], byte[]>> producer, ChangeEventSerializer serializer,
@@ -129,16 +132,41 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
     void awaitKafkaAcknowledgement(List<PendingSend> sends) throws InterruptedException {
         producer.get().flush();
         awaitAll(sends);
-        long now = clock.millis();
+        recordPublished(sends, clock.millis());
+    }
+
+    /**
+     * The meters of an acknowledged batch, per run instead of per event: a batch is mostly one table and, with
+     * MariaDB's one-second {@code source.ts_ms}, one or two commit seconds, so the counter is incremented once per
+     * run of a table's events and the lag computed once per run of equal commit times (one sample per event still).
+     */
+    private void recordPublished(List<PendingSend> sends, long now) {
         String topic = null;
-        String table = null;
+        int topicRun = 0;
+        long commit = 0;
+        int commitRun = 0;
         for (PendingSend send : sends) {
-            if (!send.record().topic().equals(topic)) { // a batch is mostly one table: derive its name once per run
-                topic = send.record().topic();
-                table = tableOf(topic);
+            SourceRecord record = send.record();
+            if (!record.topic().equals(topic)) {
+                if (topic != null) {
+                    metrics.published(tableOf(topic), topicRun, now);
+                }
+                topic = record.topic();
+                topicRun = 0;
             }
-            metrics.published(table, sourceCommitMillis(send.record()), now);
+            topicRun++;
+            long recordCommit = commitTimes.of(record);
+            if (recordCommit != commit) {
+                metrics.lag(commit, commitRun, now);
+                commit = recordCommit;
+                commitRun = 0;
+            }
+            commitRun++;
         }
+        if (topic != null) {
+            metrics.published(tableOf(topic), topicRun, now);
+        }
+        metrics.lag(commit, commitRun, now);
     }
 
     /** Waits for every send; an event the broker refused as too large is replaced by its reduced form (in place). */
@@ -204,16 +232,35 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
         return topic.startsWith(topicPrefix + ".") ? topic.substring(topicPrefix.length() + 1) : topic;
     }
 
-    /** {@code source.ts_ms}: the commit time in the binlog (one-second resolution on MariaDB); 0 if absent. */
-    static long sourceCommitMillis(SourceRecord record) {
-        if (record.value() instanceof Struct value && value.schema().field("source") != null) {
-            Struct source = value.getStruct("source");
-            if (source != null && source.schema().field("ts_ms") != null) {
-                Long ts = source.getInt64("ts_ms");
-                return ts == null ? 0 : ts;
+    /**
+     * Reads {@code source.ts_ms} (the commit time in the binlog, one-second resolution on MariaDB; 0 if absent) through the fields of the last envelope schema seen: the records of a batch share
+     * their table's schema, so the field lookups by name are done once per schema instead of once per record.
+     * Used by the polling thread only.
+     */
+    static final class CommitTimes {
+        private Schema envelope;
+        private Field source;
+        private Schema sourceSchema;
+        private Field ts;
+
+        long of(SourceRecord record) {
+            if (!(record.value() instanceof Struct value)) {
+                return 0; // a tombstone
             }
+            if (value.schema() != envelope) {
+                envelope = value.schema();
+                source = envelope.type() == Schema.Type.STRUCT ? envelope.field("source") : null;
+                sourceSchema = null;
+            }
+            if (source == null || !(value.get(source) instanceof Struct sourceValue)) {
+                return 0;
+            }
+            if (sourceValue.schema() != sourceSchema) {
+                sourceSchema = sourceValue.schema();
+                ts = sourceSchema.field("ts_ms");
+            }
+            return ts != null && sourceValue.get(ts) instanceof Long millis ? millis : 0;
         }
-        return 0;
     }
 
     /** A send handed to the producer and its pending acknowledgement. */

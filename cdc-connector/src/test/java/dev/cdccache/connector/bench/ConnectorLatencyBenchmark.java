@@ -85,6 +85,52 @@ public final class ConnectorLatencyBenchmark {
     private final int idleSeconds = Integer.getInteger("bench.idleSeconds", 15);
     private final boolean jfr = Boolean.getBoolean("bench.jfr");
     private int nextVersion = 10;
+    private final Shape shape = Shape.valueOf(System.getProperty("bench.table", "synthetic").toUpperCase(java.util.Locale.ROOT));
+    /** The column the benchmark changes and the consumer reads back, {@code "name":} as it appears in the JSON. */
+    private final String versionColumn = shape.versionColumn;
+    private final byte[] versionField = ("\"" + versionColumn + "\":").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /**
+     * The table the benchmark changes: {@code synthetic} (three columns) or {@code coupon} (the twelve columns of
+     * coupon-service's {@code coupon} table: decimals, dates, a DATETIME(6) that every UPDATE changes, varchars;
+     * {@code issue_limit} is the column the benchmark changes). {@code -Dbench.table=coupon}.
+     */
+    enum Shape {
+        SYNTHETIC("version") {
+            @Override
+            String[] statements(int rows) {
+                return new String[] {"DROP TABLE IF EXISTS bench_row",
+                        "CREATE TABLE bench_row (id BIGINT PRIMARY KEY, version INT NOT NULL, payload VARCHAR(64) NOT NULL)",
+                        "INSERT INTO bench_row SELECT seq, 0, CONCAT('row-', seq) FROM seq_1_to_" + rows};
+            }
+        },
+        COUPON("issue_limit") {
+            @Override
+            String[] statements(int rows) {
+                return new String[] {"DROP TABLE IF EXISTS bench_row",
+                        "CREATE TABLE bench_row (id BIGINT NOT NULL, code VARCHAR(64) NOT NULL, place_id BIGINT NOT NULL,"
+                                + " name VARCHAR(200) NOT NULL, discount_type VARCHAR(16) NOT NULL,"
+                                + " discount_value DECIMAL(12, 2) NOT NULL, minimum_price DECIMAL(12, 2) NOT NULL,"
+                                + " valid_from DATE NOT NULL, valid_until DATE NOT NULL, status VARCHAR(16) NOT NULL,"
+                                + " issue_limit INT NOT NULL, updated_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)"
+                                + " ON UPDATE CURRENT_TIMESTAMP(6), PRIMARY KEY (id), UNIQUE KEY uk_code (code),"
+                                + " KEY idx_place (place_id))",
+                        "INSERT INTO bench_row (id, code, place_id, name, discount_type, discount_value, minimum_price,"
+                                + " valid_from, valid_until, status, issue_limit) SELECT seq, CONCAT('CPN-', LPAD(seq, 10, '0')),"
+                                + " 1 + seq % 1000, CONCAT('Winter sale coupon ', seq, ' for regular customers'),"
+                                + " IF(seq % 2 = 0, 'FIXED_AMOUNT', 'PERCENTAGE'), 5 + seq % 50 + 0.50, 10000.00 + seq % 7,"
+                                + " '2026-01-01', '2026-12-31', 'ACTIVE', 0 FROM seq_1_to_" + rows};
+            }
+        };
+
+        final String versionColumn;
+
+        Shape(String versionColumn) {
+            this.versionColumn = versionColumn;
+        }
+
+        abstract String[] statements(int rows);
+    }
 
     public static void main(String[] args) throws Exception {
         new ConnectorLatencyBenchmark().run();
@@ -95,6 +141,7 @@ public final class ConnectorLatencyBenchmark {
 
     private void run() throws Exception {
         Files.createDirectories(outDir);
+        System.out.println("table shape: " + shape.name().toLowerCase(java.util.Locale.ROOT));
         List<Build> builds = new ArrayList<>();
         String spec = System.getProperty("bench.connectors", "current=" + defaultJar());
         for (String part : spec.split(",")) {
@@ -110,10 +157,8 @@ public final class ConnectorLatencyBenchmark {
         try {
             MariaDbServer db = stack.mariaDb();
             db.createDatabase(DB);
-            db.execute(DB, "DROP TABLE IF EXISTS bench_row",
-                    "CREATE TABLE bench_row (id BIGINT PRIMARY KEY, version INT NOT NULL, payload VARCHAR(64) NOT NULL)",
-                    // one row more than the bulk UPDATE touches: the small change right after it
-                    "INSERT INTO bench_row SELECT seq, 0, CONCAT('row-', seq) FROM seq_1_to_" + (bulkRows + 1));
+            // one row more than the bulk UPDATE touches: the small change right after it
+            db.execute(DB, shape.statements(bulkRows + 1));
             for (int round = 1; round <= rounds; round++) {
                 for (Build build : builds) {
                     lines.add("");
@@ -128,7 +173,8 @@ public final class ConnectorLatencyBenchmark {
         System.out.println();
         System.out.println("Connector benchmark, " + LocalDateTime.now(ZoneOffset.UTC).withNano(0) + " UTC, "
                 + Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version")
-                + ", bulk " + bulkRows + " rows, idle window " + idleSeconds + " s");
+                + ", table " + shape.name().toLowerCase(java.util.Locale.ROOT) + ", bulk " + bulkRows + " rows, idle window "
+                + idleSeconds + " s");
         lines.forEach(System.out::println);
     }
 
@@ -362,10 +408,10 @@ public final class ConnectorLatencyBenchmark {
         Map<String, long[]> hostBefore = profiled == null ? Map.of() : processTicks();
         long start = System.nanoTime();
         try (Statement statement = connection.createStatement()) {
-            statement.executeUpdate("UPDATE bench_row SET version = " + bulkVersion + " WHERE id <= " + rows);
+            statement.executeUpdate("UPDATE bench_row SET " + versionColumn + " = " + bulkVersion + " WHERE id <= " + rows);
         }
         long committed = System.nanoTime();
-        try (PreparedStatement small = connection.prepareStatement("UPDATE bench_row SET version = ? WHERE id = ?")) {
+        try (PreparedStatement small = connection.prepareStatement("UPDATE bench_row SET " + versionColumn + " = ? WHERE id = ?")) {
             small.setInt(1, smallVersion);
             small.setLong(2, bulkRows + 1);
             small.executeUpdate();
@@ -415,7 +461,7 @@ public final class ConnectorLatencyBenchmark {
     private void runAtRate(Connection connection, int firstId, int count, int rate, int version) throws Exception {
         long interval = TimeUnit.SECONDS.toNanos(1) / rate;
         long next = System.nanoTime();
-        try (PreparedStatement update = connection.prepareStatement("UPDATE bench_row SET version = ? WHERE id = ?")) {
+        try (PreparedStatement update = connection.prepareStatement("UPDATE bench_row SET " + versionColumn + " = ? WHERE id = ?")) {
             for (int id = firstId; id < firstId + count; id++) {
                 long wait = next - System.nanoTime();
                 if (wait > 0) {
@@ -460,7 +506,6 @@ public final class ConnectorLatencyBenchmark {
     }
 
     private static final byte[] AFTER = "\"after\":{".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private static final byte[] VERSION = "\"version\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] ID = "\"id\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private static int indexOf(byte[] data, byte[] pattern, int from) {
@@ -514,7 +559,7 @@ public final class ConnectorLatencyBenchmark {
                         // the connector, and parsing 100,000 events as trees took a third of a core.
                         byte[] value = record.value();
                         int after = indexOf(value, AFTER, 0);
-                        long version = after < 0 ? -1 : numberAfter(value, VERSION, after);
+                        long version = after < 0 ? -1 : numberAfter(value, versionField, after);
                         if (version == bulkVersion) {
                             bulkEvents.incrementAndGet();
                             lastBulkEventNanos.set(now);

@@ -303,4 +303,38 @@ class KafkaChangePublisherTest {
                 "processed:cdc.shop.item:5", "processed:cdc.shop.item:7", "batchFinished");
         assertThat(producer.history()).hasSize(batch.size());
     }
+
+    private static RecordChangeEvent<SourceRecord> change(String topic, long id, long commitMillis) {
+        Struct value = new Struct(VALUE)
+                .put("after", new Struct(VALUE.field("after").schema()).put("id", id))
+                .put("source", new Struct(SOURCE).put("ts_ms", commitMillis))
+                .put("op", "c");
+        SourceRecord record = new SourceRecord(Map.of("server", "cdc"), Map.of("pos", id), topic, null,
+                KEY, new Struct(KEY).put("id", id), VALUE, value);
+        return () -> record;
+    }
+
+    @Test
+    void metersCountEveryEventOfABatchRecordedPerRunOfTableAndCommitTime() throws Exception {
+        // two tables interleaved, three commit seconds, a tombstone (no commit time): the meters must say what
+        // recording every event on its own said
+        Clock clock = Clock.fixed(java.time.Instant.ofEpochMilli(10_000), java.time.ZoneOffset.UTC);
+        RecordChangeEvent<SourceRecord> tombstone = () -> new SourceRecord(Map.of("server", "cdc"), Map.of("pos", 9L),
+                "cdc.shop.item", null, KEY, new Struct(KEY).put("id", 9L), null, null);
+        List<RecordChangeEvent<SourceRecord>> batch = List.of(change("cdc.shop.item", 1, 7_000),
+                change("cdc.shop.item", 2, 7_000), change("cdc.shop.order", 3, 7_000), change("cdc.shop.order", 4, 8_000),
+                change("cdc.shop.item", 5, 8_000), tombstone, change("cdc.shop.item", 6, 9_000));
+        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+
+        new KafkaChangePublisher(() -> producer, new ChangeEventSerializer("test-connector"), metrics, "cdc", clock)
+                .handleBatch(batch, new RecordingCommitter());
+
+        assertThat(registry.get("cdc.connector.events.published").tag("table", "shop.item").counter().count()).isEqualTo(5);
+        assertThat(registry.get("cdc.connector.events.published").tag("table", "shop.order").counter().count()).isEqualTo(2);
+        io.micrometer.core.instrument.Timer lag = registry.get("cdc.connector.commit.to.publish.lag").timer();
+        assertThat(lag.count()).as("one sample per event with a commit time").isEqualTo(6);
+        assertThat(lag.totalTime(java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(3 * 3_000 + 2 * 2_000 + 1_000);
+        assertThat(lag.max(java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(3_000);
+        assertThat(metrics.lastEventEpochMillis()).isEqualTo(10_000);
+    }
 }

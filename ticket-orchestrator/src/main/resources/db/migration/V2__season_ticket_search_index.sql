@@ -5,11 +5,12 @@
 -- stops after the page; end_date last lets the index condition skip tickets that ended before the period
 -- without reading their rows.
 --
--- Safe on a populated database: IF [NOT] EXISTS makes it a no-op where the index was already changed by
--- hand, and ALGORITHM=INPLACE, LOCK=NONE builds the index online (reads and writes of season_ticket go
--- on) or fails without changing anything where the server cannot do that, instead of locking the table.
--- Adding the new index and dropping the old one in one statement means no moment without an index.
+-- Safe on a populated database: ALGORITHM=INPLACE, LOCK=NONE builds the index online (reads and writes of
+-- season_ticket go on) or fails without changing anything where the server cannot do that, instead of
+-- locking the table. Adding the new index and dropping the old one in one statement means no moment without
+-- an index. Plain syntax that MariaDB and MySQL 8 both accept (no IF [NOT] EXISTS: MySQL has none for
+-- indexes); Flyway runs it once per database.
 ALTER TABLE season_ticket
-    ADD INDEX IF NOT EXISTS idx_season_ticket_lot_start (parking_lot_id, start_date, id, end_date),
-    DROP INDEX IF EXISTS idx_season_ticket_lot_period,
+    ADD INDEX idx_season_ticket_lot_start (parking_lot_id, start_date, id, end_date),
+    DROP INDEX idx_season_ticket_lot_period,
     ALGORITHM = INPLACE, LOCK = NONE;

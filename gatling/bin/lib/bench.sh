@@ -21,7 +21,7 @@ SERVICE_HEAP="${SERVICE_HEAP:-512m}"
 COUPON_DATA="${COUPON_DATA:-full}"          # coupon-service generator plan: full | small | PLACES:COUPONS[:ATTRS]
 TICKET_LOTS="${TICKET_LOTS:-5}"
 TICKET_PER_LOT="${TICKET_PER_LOT:-5000}"
-CAPTURED_TABLES="coupon_db.place coupon_db.coupon coupon_db.coupon_attribute ticket_db.ticket_category ticket_db.parking_lot ticket_db.car_exchange_detail bench_db.lag_probe"
+CAPTURED_TABLES="coupon_db.place coupon_db.coupon coupon_db.coupon_attribute coupon_db.coupon_progress ticket_db.ticket_category ticket_db.parking_lot ticket_db.car_exchange_detail bench_db.lag_probe"
 
 # shellcheck source=../../../infra/bin/lib/platform.sh
 . "$BENCH_ROOT/infra/bin/lib/platform.sh"

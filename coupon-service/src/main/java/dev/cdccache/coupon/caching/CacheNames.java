@@ -14,6 +14,8 @@ public final class CacheNames {
     public static final String PLACE_COUPON_IDS = "placeCouponIds";
     /** Place id to place; evicted by place [id]. */
     public static final String PLACES = "places";
+    /** Coupon id to its issue/use counts (mode local only); evicted by coupon_progress [coupon_id]. */
+    public static final String COUPON_PROGRESS = "couponProgress";
 
     private CacheNames() {
     }

@@ -5,6 +5,8 @@ import dev.cdccache.coupon.caching.hibernate.HibernateCouponCatalog;
 import dev.cdccache.coupon.catalog.CouponCatalog;
 import org.hibernate.SessionFactory;
 import dev.cdccache.coupon.catalog.CouponMetadataRepository;
+import dev.cdccache.coupon.progress.CouponProgressRepository;
+import dev.cdccache.coupon.progress.ProgressCounts;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -33,6 +35,21 @@ public class CouponCatalogConfiguration {
             }));
             case HIBERNATE -> new HibernateCouponCatalog(hibernate.getObject());
         };
+    }
+
+    /**
+     * Progress counts for the read endpoints: cached in mode {@code local}, where the change stream evicts them
+     * within the client's staleness bound. The other modes read them live: {@code none} caches nothing,
+     * {@code redis} would serve counts up to a TTL old with nothing to evict them, and {@code hibernate} models
+     * the usual entity cache of such a service, whose counts are not entities.
+     */
+    @Bean
+    ProgressCounts progressCounts(CouponCacheProperties properties, CouponProgressRepository repository,
+            ObjectProvider<CdcCacheManager> localCaches) {
+        if (properties.mode() == CacheMode.LOCAL) {
+            return new LocalProgressCounts(repository, localCaches.getObject());
+        }
+        return repository::findByCouponIds;
     }
 
     /**

@@ -4,7 +4,7 @@ import dev.cdccache.coupon.catalog.Coupon;
 import dev.cdccache.coupon.catalog.CouponCatalog;
 import dev.cdccache.coupon.problem.ApiProblem;
 import dev.cdccache.coupon.progress.CouponProgress;
-import dev.cdccache.coupon.progress.CouponProgressRepository;
+import dev.cdccache.coupon.progress.ProgressCounts;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.util.Comparator;
@@ -14,15 +14,16 @@ import org.springframework.stereotype.Service;
 
 /**
  * The place coupon-progress endpoint and the reservation lookup: a place's coupons from the catalog (cached per
- * place and per coupon) joined with live progress counts (one query, never cached).
+ * place and per coupon) joined with progress counts ({@link ProgressCounts}: cached per coupon in mode local,
+ * else one query).
  */
 @Service
 public class PlaceCouponService {
 
     private final CouponCatalog catalog;
-    private final CouponProgressRepository progress;
+    private final ProgressCounts progress;
 
-    public PlaceCouponService(CouponCatalog catalog, CouponProgressRepository progress) {
+    public PlaceCouponService(CouponCatalog catalog, ProgressCounts progress) {
         this.catalog = catalog;
         this.progress = progress;
     }

@@ -1,6 +1,6 @@
 package dev.cdccache.coupon.progress;
 
-/** Live issue/use counts of one coupon; changes on every issue, so it is never cached. */
+/** Issue/use counts of one coupon (one {@code coupon_progress} row); every issue changes it. */
 public record CouponProgress(long couponId, int issuedCount, int usedCount) {
 
     /** Counts of a coupon that has no progress row yet. */

@@ -8,7 +8,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.GeneratedKeyHolder;
 import org.springframework.stereotype.Repository;
 
-/** Progress counts and user coupons: the write-heavy tables, always read from the database. */
+/**
+ * Progress counts and user coupons: the write-heavy tables, read and written in the database (the read
+ * endpoints may read counts through a cache instead, see {@link ProgressCounts}).
+ */
 @Repository
 public class CouponProgressRepository {
 

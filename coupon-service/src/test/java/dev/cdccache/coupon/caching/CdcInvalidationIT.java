@@ -206,4 +206,42 @@ class CdcInvalidationIT {
         assertThat(instance.statements() - before).as("all hit (999999 cached as absent)").isZero();
         assertThat(warm.json()).hasSize(8);
     }
+
+    private static int issuedCount(Response placeProgresses, long coupon) {
+        return placeProgresses.json().valueStream().filter(c -> c.path("coupon").path("id").asLong() == coupon)
+                .findFirst().orElseThrow(() -> new AssertionError("coupon " + coupon + " not in " + placeProgresses))
+                .path("issuedCount").asInt();
+    }
+
+    @Test
+    void aProgressCountChangedByPlainSqlIsServedFreshByBothInstancesAfterTheyServedItFromTheirCaches() {
+        long coupon = 33; // place 13 with 20 places
+        String path = "/places/13/coupon-progresses";
+        getOnBoth(path, 200);
+        for (ServiceInstance instance : List.of(first, second)) {
+            long before = instance.statements();
+            assertThat(instance.api().get(path).status()).isEqualTo(200);
+            assertThat(instance.statements() - before).as("place, coupon list, coupons and counts all cached").isZero();
+        }
+        int issued = issuedCount(first.api().get(path), coupon);
+
+        sql("UPDATE coupon_progress SET issued_count = issued_count + 7 WHERE coupon_id = " + coupon);
+        awaitOnBoth(path, r -> assertThat(issuedCount(r, coupon)).isEqualTo(issued + 7));
+    }
+
+    @Test
+    void anIssueThroughOneInstanceIsCountedByTheOther() {
+        long coupon = 54; // place 14 with 20 places
+        String path = "/places/14/coupon-progresses";
+        // issuable today whatever the generator drew for it
+        sql("UPDATE coupon SET status = 'ACTIVE', valid_from = '" + TestData.today().minusDays(1) + "', valid_until = '"
+                + TestData.today().plusDays(30) + "', issue_limit = 100000 WHERE id = " + coupon);
+        awaitOnBoth("/coupons/" + coupon, r -> assertThat(r.json().path("issueLimit").asInt()).isEqualTo(100000));
+        getOnBoth(path, 200);
+        getOnBoth(path, 200); // now cached on both
+        int issued = issuedCount(second.api().get(path), coupon);
+
+        assertThat(first.api().post("/coupons/" + coupon + "/issue", "{\"userId\": 540001}").status()).isEqualTo(201);
+        awaitOnBoth(path, r -> assertThat(issuedCount(r, coupon)).isEqualTo(issued + 1));
+    }
 }

@@ -18,8 +18,8 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * The platform for the change-stream tests of a cache mode: a fresh database with the small data set, the real
- * connector capturing its place, coupon and coupon_attribute tables, and two service instances in that mode,
- * both reporting the invalidation client UP.
+ * connector capturing its place, coupon, coupon_attribute and coupon_progress tables, and two service instances
+ * in that mode, both reporting the invalidation client UP.
  */
 public final class CdcTwoInstances implements AutoCloseable {
 
@@ -62,7 +62,8 @@ public final class CdcTwoInstances implements AutoCloseable {
                         "target/cdc-connector-exec.jar")), stack)
                 .name("coupon-" + name + "-it")
                 .topicPrefix(prefix)
-                .tables(List.of(database + ".place", database + ".coupon", database + ".coupon_attribute"))
+                .tables(List.of(database + ".place", database + ".coupon", database + ".coupon_attribute",
+                        database + ".coupon_progress"))
                 .build()
                 .start();
 

@@ -22,7 +22,8 @@ import java.nio.file.Path;
  * the remaining ~5% spread over detail, user and reservation-time lookups):
  * <ul>
  * <li>44% {@code GET /coupons/{id}} single reads over the hot set</li>
- * <li>30% {@code GET /places/{placeId}/coupon-progresses} (cached coupons joined with live counts)</li>
+ * <li>30% {@code GET /places/{placeId}/coupon-progresses} (cached coupons joined with the counts: cached in
+ *     mode local, live in the others)</li>
  * <li>21% {@code GET /coupons?ids=} bulk lookups of 50-400 ids (a {@code findAllById})</li>
  * <li>2% {@code GET /coupons/by-code/{code}}, 1.5% {@code GET /coupons/available}, 1.5% the issue write
  *     path {@code POST /coupons/{id}/issue} (201, or 409 when sold out or already held)</li>

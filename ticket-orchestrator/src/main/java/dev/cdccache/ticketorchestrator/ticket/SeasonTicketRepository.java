@@ -16,6 +16,16 @@ public class SeasonTicketRepository {
             rs.getObject("start_date", LocalDate.class), rs.getObject("end_date", LocalDate.class),
             TicketStatus.valueOf(rs.getString("status")), rs.getObject("car_exchange_id", Long.class));
 
+    /**
+     * The search: one lot, validity overlapping {@code [from, to]} (parameters: lot, {@code to}, {@code from},
+     * limit, offset), by start date then id. Public so that a test can check its plan on a real database: it
+     * must be served from an index in its own order, never by sorting every matching ticket of the lot.
+     */
+    public static final String SEARCH_SQL = "SELECT id, parking_lot_id, category_id, car_number, start_date,"
+            + " end_date, status, car_exchange_id FROM season_ticket"
+            + " WHERE parking_lot_id = ? AND start_date <= ? AND end_date >= ?"
+            + " ORDER BY start_date, id LIMIT ? OFFSET ?";
+
     private final JdbcClient jdbc;
 
     /**
@@ -33,10 +43,7 @@ public class SeasonTicketRepository {
      * @param offset rows to skip
      */
     public List<SeasonTicket> findOverlapping(long parkingLotId, LocalDate from, LocalDate to, int limit, long offset) {
-        return jdbc.sql("SELECT id, parking_lot_id, category_id, car_number, start_date, end_date, status,"
-                        + " car_exchange_id FROM season_ticket"
-                        + " WHERE parking_lot_id = ? AND start_date <= ? AND end_date >= ?"
-                        + " ORDER BY start_date, id LIMIT ? OFFSET ?")
+        return jdbc.sql(SEARCH_SQL)
                 .params(parkingLotId, to, from, limit, offset)
                 .query(TICKET)
                 .list();

@@ -139,8 +139,13 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
 
     @Override
     public CachedValue<V> lookup(K key) {
+        // The gate first, the entry after: see get().
+        if (!gate.admits(true)) {
+            stats.recordMisses(1);
+            return null;
+        }
         CachedValue<V> entry = entries.get(key);
-        if (entry != null && guard.isServable(entry.loadedAtMillis()) && gate.admits(true)) {
+        if (entry != null && guard.isServable(entry.loadedAtMillis())) {
             stats.recordHits(1);
             return entry;
         }
@@ -151,9 +156,13 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     @Override
     public V getIfPresent(K key) {
         // Written out rather than through lookup(): one call level less on the hit path keeps Caffeine's
-        // read path within the JIT's inlining depth.
+        // read path within the JIT's inlining depth. The gate first, the entry after: see get().
+        if (!gate.admits(true)) {
+            stats.recordMisses(1);
+            return null;
+        }
         CachedValue<V> entry = entries.get(key);
-        if (entry != null && guard.isServable(entry.loadedAtMillis()) && gate.admits(true)) {
+        if (entry != null && guard.isServable(entry.loadedAtMillis())) {
             stats.recordHits(1);
             return entry.value();
         }
@@ -164,22 +173,23 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     @Override
     public V get(K key, Function<? super K, ? extends V> loader) {
         // The hit path is written out (not through lookup()) to stay within the JIT's inlining depth.
-        CachedValue<V> entry = entries.get(key);
-        if (entry != null && guard.isServable(entry.loadedAtMillis())) {
-            if (gate.admits(true)) {
-                stats.recordHits(1);
-                if (refreshAfterMillis > 0) {
-                    refreshIfOld(key, entry, loader);
-                }
-                return entry.value();
-            }
+        // The read gate is asked BEFORE the entry is read: the gate may wait for a read floor, and the eviction that
+        // proves the floor can land during that wait, so an entry read before it could be the one the write
+        // replaced. Once the gate admits, the floor's evictions are done, and an entry read after that is newer
+        // (a load that read before the write is refused its store by the generations, and taken out of inFlight).
+        if (!gate.admits(true)) {
             stats.recordMisses(1);
             return loader.apply(key); // bypass: the entry, and any load in flight, may predate the read floor
         }
-        stats.recordMisses(1);
-        if (!gate.admits(false)) {
-            return loader.apply(key); // bypass: a load in flight may have read before the write behind the floor
+        CachedValue<V> entry = entries.get(key);
+        if (entry != null && guard.isServable(entry.loadedAtMillis())) {
+            stats.recordHits(1);
+            if (refreshAfterMillis > 0) {
+                refreshIfOld(key, entry, loader);
+            }
+            return entry.value();
         }
+        stats.recordMisses(1);
         CacheTransaction tx = CacheTransaction.current();
         if (tx != null) {
             return loadInTransaction(key, loader, tx);
@@ -384,6 +394,11 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     @Override
     public Map<K, V> getAll(Collection<? extends K> keys,
             Function<? super Set<? extends K>, ? extends Map<? extends K, ? extends V>> bulkLoader) {
+        // The gate before the lookups, as in get(): the eviction proving a floor may land while the gate waits.
+        if (!gate.admits(true)) {
+            stats.recordMisses(keys.size());
+            return bypassAll(keys, bulkLoader);
+        }
         // The two arrays filled here become the result's (see BulkLookupResult): no map nodes, no second copy.
         int size = keys.size();
         Object[] requested = new Object[size];
@@ -414,10 +429,6 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
                 missing.add(key);
                 found[i] = MISSED;
             }
-        }
-        if (!gate.admits(hits > 0)) {
-            stats.recordMisses(size);
-            return bypassAll(keys, bulkLoader);
         }
         stats.recordHits(hits);
         stats.recordMisses(size - hits);

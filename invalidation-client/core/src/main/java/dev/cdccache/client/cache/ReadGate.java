@@ -15,7 +15,8 @@ public interface ReadGate {
     ReadGate OPEN = mayWait -> true;
 
     /**
-     * @param mayWait whether the read may wait for the floor (a hit); a miss has nothing to gain from waiting
+     * @param mayWait whether the read may wait for the floor (the caches ask before they look at an entry, so that
+     *        an entry read after the answer is never older than the floor, and let every read wait)
      * @return {@code true} if the read may be served from the cache (and may join loads in flight); {@code false} if
      *         it must bypass the cache: load from the source, store nothing
      */

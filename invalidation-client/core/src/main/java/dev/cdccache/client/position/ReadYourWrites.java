@@ -266,6 +266,11 @@ public final class ReadYourWrites {
             return open || look(mayWait);
         }
 
+        @Override
+        public boolean isOpen() {
+            return open;
+        }
+
         void close() {
             open = false;
         }

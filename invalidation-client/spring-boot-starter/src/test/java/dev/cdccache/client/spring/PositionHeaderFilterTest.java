@@ -78,4 +78,30 @@ class PositionHeaderFilterTest {
 
         assertThat(during.get()).isEqualTo(CommitPosition.NONE);
     }
+
+    @Test
+    void aRequestCarryingTheHeaderOnSeveralLinesIsHeldToEveryPosition() throws Exception {
+        // HTTP allows a list header as several lines instead of one comma-joined line (a proxy or gateway merging
+        // the positions of two writes may send either); both forms mean the same floor.
+        MockHttpServletRequest request = new MockHttpServletRequest("GET", "/items/1");
+        request.addHeader(PositionHeaderFilter.HEADER, "0-1-451");
+        request.addHeader(PositionHeaderFilter.HEADER, "0-2-7");
+        AtomicReference<CommitPosition> during = new AtomicReference<>();
+
+        filter.doFilter(request, response, (req, res) -> during.set(client.readYourWrites().currentFloor()));
+
+        assertThat(during.get()).isEqualTo(position("0-1-451,0-2-7"));
+    }
+
+    @Test
+    void aLineThatIsNotAPositionDoesNotDropTheOtherLines() throws Exception {
+        MockHttpServletRequest request = new MockHttpServletRequest("GET", "/items/1");
+        request.addHeader(PositionHeaderFilter.HEADER, "DROP TABLE");
+        request.addHeader(PositionHeaderFilter.HEADER, "0-1-451");
+        AtomicReference<CommitPosition> during = new AtomicReference<>();
+
+        filter.doFilter(request, response, (req, res) -> during.set(client.readYourWrites().currentFloor()));
+
+        assertThat(during.get()).isEqualTo(position("0-1-451"));
+    }
 }

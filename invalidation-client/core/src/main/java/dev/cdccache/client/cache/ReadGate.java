@@ -12,11 +12,31 @@ import dev.cdccache.client.Internal;
 public interface ReadGate {
 
     /** The gate of a cache without read floors. */
-    ReadGate OPEN = mayWait -> true;
+    ReadGate OPEN = new ReadGate() {
+        @Override
+        public boolean admits(boolean mayWait) {
+            return true;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+    };
 
     /**
-     * @param mayWait whether the read may wait for the floor (the caches ask before they look at an entry, so that
-     *        an entry read after the answer is never older than the floor, and let every read wait)
+     * Whether every read may use the cache without asking {@link #admits}: no floor is in force, or it was proven
+     * applied before this call returned. A cache asks it BEFORE it looks an entry up: an entry looked up earlier, or
+     * while {@link #admits} waited, may be the value from before the write behind the floor, whose eviction the
+     * proof waited for. A cache that gets {@code false} looks the entry up again once {@link #admits} lets it
+     * through. The default is the safe answer.
+     */
+    default boolean isOpen() {
+        return false;
+    }
+
+    /**
+     * @param mayWait whether the read may wait for the floor (a hit); a miss has nothing to gain from waiting
      * @return {@code true} if the read may be served from the cache (and may join loads in flight); {@code false} if
      *         it must bypass the cache: load from the source, store nothing
      */

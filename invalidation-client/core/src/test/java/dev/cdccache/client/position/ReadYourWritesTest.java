@@ -197,4 +197,24 @@ class ReadYourWritesTest {
             Thread.currentThread().interrupt();
         }
     }
+
+    @Test
+    void aGateIsNeverOpenWhileAFloorRaisedBeforeItOpenedIsUnproven() {
+        // A read proves the floor 0-1-10 and is about to open the gate when a write raises the floor to 0-1-11 and
+        // closes the gates. A read starting after that raise must not find the gate open at any moment: it would
+        // serve entries from before the second write.
+        readYourWrites.raiseFloor(WRITE);
+        proven.eventApplied(TOPIC, 0, "0-1-10");
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+        ReadYourWrites.Gate gate = readYourWrites.gate("coupons");
+        boolean[] openAfterTheRaise = new boolean[1];
+        readYourWrites.onGateOpening(
+                () -> readYourWrites.raiseFloor(CommitPosition.parse("0-1-11").orElseThrow()),
+                () -> openAfterTheRaise[0] = gate.isOpen());
+
+        gate.admits(false);
+
+        assertThat(openAfterTheRaise[0]).as("open after the raise closed it").isFalse();
+        assertThat(gate.isOpen()).isFalse();
+    }
 }

@@ -241,9 +241,14 @@ public final class InvalidationClient implements AutoCloseable {
     private void tickSafely() {
         try {
             tickAll();
-        } catch (RuntimeException e) {
-            // Keep the schedule: an exception escaping would cancel it and freeze the threshold.
-            LOG.error("Staleness check of {} failed", instanceId, e);
+        } catch (Throwable e) {
+            // Keep the schedule: anything escaping, an Error from a logging backend too, would cancel it for good and
+            // leave the threshold to the consumer thread and the loads alone.
+            try {
+                LOG.error("Staleness check of {} failed", instanceId, e);
+            } catch (Throwable ignored) {
+                // the logging backend itself failed: nothing better to do than keep ticking
+            }
         }
     }
 

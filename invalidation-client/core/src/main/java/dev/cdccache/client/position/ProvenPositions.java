@@ -15,6 +15,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The commit position each cache has PROVEN applied: every change up to it, on every partition feeding the cache,
@@ -56,6 +58,8 @@ import java.util.function.Function;
  */
 @Internal
 public final class ProvenPositions {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProvenPositions.class);
 
     /** What one cache has proven, published as a whole. */
     private record Proof(Map<String, Long> byDomain, Map<String, Long> bySource) {
@@ -119,6 +123,11 @@ public final class ProvenPositions {
         Map<String, Long> sources = events.computeIfAbsent(topic, t -> new HashMap<>())
                 .computeIfAbsent(partition, p -> new HashMap<>());
         Long before = sources.get(c.source());
+        if (before != null && before > c.sequence()) {
+            sequenceWentBack(c);
+            sources = events.computeIfAbsent(topic, t -> new HashMap<>()).computeIfAbsent(partition, p -> new HashMap<>());
+            before = null;
+        }
         if (before == null || before < c.sequence()) {
             sources.put(c.source(), c.sequence());
             dirty = true;
@@ -129,8 +138,30 @@ public final class ProvenPositions {
     public void heartbeatApplied(String connector, String gtid) {
         CommitPosition.Component c = gtid == null ? null : CommitPosition.component(gtid);
         if (c != null) {
+            Long before = heartbeats.getOrDefault(connector, Map.of()).get(c.domain());
+            if (before != null && before > c.sequence()) {
+                sequenceWentBack(c);
+            }
             heartbeats.computeIfAbsent(connector, k -> new HashMap<>()).merge(c.domain(), c.sequence(), Math::max);
         }
+    }
+
+    /**
+     * A sequence lower than one already applied from the same place: the server's sequences started over
+     * ({@code RESET MASTER}, a restored or rebuilt server), or the connector replays changes after a restart. The
+     * proofs recorded so far would cover the new, lower sequences of writes not applied yet, so every proof is
+     * dropped and built again from what is applied from now on. Reads under a floor bypass the caches until then;
+     * a floor from before a reset stays unproven until the new sequences pass it (restart the instances after a
+     * reset to end that early).
+     */
+    private void sequenceWentBack(CommitPosition.Component c) {
+        LOG.info("Commit position {} is lower than one already applied (a replay after a connector restart, or the"
+                + " server's GTID sequences started over): read floors are proven again from the changes and"
+                + " heartbeats applied from now on", c.source() + ":" + c.sequence());
+        events.clear();
+        heartbeats.clear();
+        checked.clear();
+        dirty = true;
     }
 
     /**

@@ -173,4 +173,37 @@ class ProvenPositionsTest {
 
         assertThat(proven.isProven("coupons", position("0-1-10"))).isTrue();
     }
+    @Test
+    void afterTheServersSequencesStartOverAWriteNotYetAppliedIsNotProvenByTheProofsFromBefore() {
+        partitions = Map.of(COUPONS, Set.of(0), PLACES, Set.of(0));
+        proven.eventApplied(COUPONS, 0, "0-1-100");
+        proven.eventApplied(PLACES, 0, "0-1-100");
+        heartbeatAndCheck(Map.of("c1", "0-1-101"), Map.of(COUPONS, Set.of("c1"), PLACES, Set.of("c1")));
+        assertThat(proven.isProven("coupons", position("0-1-100"))).isTrue();
+
+        // RESET MASTER (or a restored server): sequences start over; the first change after it arrives
+        proven.eventApplied(COUPONS, 0, "0-1-5");
+        publish();
+
+        assertThat(proven.isProven("coupons", position("0-1-5"))).as("applied from the one partition").isTrue();
+        assertThat(proven.isProven("coupons", position("0-1-7")))
+                .as("a write after the reset, not applied yet, is not covered by the proofs from before it").isFalse();
+        assertThat(proven.isProven("both", position("0-1-5")))
+                .as("nor by the other topic's or the heartbeats' proofs from before it").isFalse();
+    }
+
+    @Test
+    void aHeartbeatWhoseSequenceWentBackDropsTheProofsFromBefore() {
+        partitions = Map.of(COUPONS, Set.of(0, 1), PLACES, Set.of(0));
+        heartbeatAndCheck(Map.of("c1", "0-1-100"), Map.of(COUPONS, Set.of("c1"), PLACES, Set.of("c1")));
+        assertThat(proven.isProven("coupons", position("0-1-100"))).isTrue();
+
+        proven.heartbeatApplied("c1", "0-1-3"); // the sequences started over
+        publish();
+
+        assertThat(proven.isProven("coupons", position("0-1-2"))).as("nothing proven since the reset").isFalse();
+        heartbeatAndCheck(Map.of("c1", "0-1-4"), Map.of(COUPONS, Set.of("c1"), PLACES, Set.of("c1")));
+        assertThat(proven.isProven("coupons", position("0-1-4"))).as("proven again by the next check").isTrue();
+        assertThat(proven.isProven("coupons", position("0-1-5"))).isFalse();
+    }
 }

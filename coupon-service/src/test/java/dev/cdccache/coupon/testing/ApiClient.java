@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -26,8 +27,13 @@ public final class ApiClient {
         return baseUrl;
     }
 
-    /** A response: status, content type and body parsed as JSON (null when empty). */
-    public record Response(int status, String contentType, String text) {
+    /** A response: status, content type, body parsed as JSON (null when empty) and all headers. */
+    public record Response(int status, String contentType, String text, HttpHeaders headers) {
+
+        /** The first value of header {@code name}, or null. */
+        public String header(String name) {
+            return headers.firstValue(name).orElse(null);
+        }
 
         public JsonNode json() {
             return text.isEmpty() ? null : JSON.readTree(text);
@@ -52,6 +58,11 @@ public final class ApiClient {
         return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET());
     }
 
+    /** A GET with request headers, given as name, value, name, value... */
+    public Response get(String path, String... headers) {
+        return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).headers(headers).GET());
+    }
+
     public Response post(String path, String jsonBody) {
         return send(withBody(HttpRequest.newBuilder(URI.create(baseUrl + path)), "POST", jsonBody));
     }
@@ -71,7 +82,8 @@ public final class ApiClient {
             HttpResponse<String> response = HTTP.send(request.timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString());
             return new Response(response.statusCode(),
-                    response.headers().firstValue("Content-Type").orElse(null), response.body());
+                    response.headers().firstValue("Content-Type").orElse(null), response.body(),
+                    response.headers());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

@@ -1,9 +1,12 @@
 package dev.cdccache.coupon.testing;
 
+import dev.cdccache.client.InvalidationClient;
+import dev.cdccache.client.position.ReadYourWrites;
 import dev.cdccache.coupon.CouponServiceApplication;
 import dev.cdccache.coupon.jdbc.StatementCounter;
 import dev.cdccache.infra.LocalStack;
 import dev.cdccache.infra.mariadb.MariaDbServer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,6 +61,18 @@ public final class ServiceInstance implements AutoCloseable {
     /** Statements this instance has executed so far. */
     public long statements() {
         return context.getBean(StatementCounter.class).count();
+    }
+
+    /**
+     * Waits until every cache of this instance has proven its read floor applied, so that a hit is served from the
+     * cache again: after this instance's own writes (read-your-writes), a hit under an unproven floor bypasses the
+     * cache, which a test counting statements would see as a query.
+     */
+    public void awaitOwnWritesApplied() {
+        ReadYourWrites readYourWrites = context.getBean(InvalidationClient.class).readYourWrites();
+        if (!readYourWrites.awaitApplied(readYourWrites.floor(), Duration.ofSeconds(30))) {
+            throw new AssertionError("read floor " + readYourWrites.floor() + " not proven applied within 30 s");
+        }
     }
 
     public DataSource dataSource() {

@@ -55,7 +55,8 @@ class AdminReadYourWritesIT {
             jdbc.execute("INSERT INTO digit VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)");
             jdbc.execute("INSERT INTO bulk_row (id, n) SELECT a.d + 10 * b.d + 100 * c.d + 1000 * e.d + 10000 * f.d, 0"
                     + " FROM digit a, digit b, digit c, digit e, digit f WHERE f.d < " + LARGE_TRANSACTION_ROWS / 10_000);
-        });
+        }, Map.of("cdc.invalidation.read-your-writes.enabled", "true",
+                "cdc.invalidation.read-your-writes.position-header", "true"));
         writer = platform.first();
         other = platform.second();
         withoutReadYourWrites = platform.startAnother("coupon-ryw-off", Map.of(

@@ -58,9 +58,15 @@ public final class CdcTwoInstances implements AutoCloseable {
      */
     public static CdcTwoInstances start(LocalStack stack, String name, String mode, List<String> extraTables,
             Consumer<DataSource> beforeConnector) throws Exception {
+        return start(stack, name, mode, extraTables, beforeConnector, Map.of());
+    }
+
+    /** As above, with {@code overrides} on top of both instances' settings. */
+    public static CdcTwoInstances start(LocalStack stack, String name, String mode, List<String> extraTables,
+            Consumer<DataSource> beforeConnector, Map<String, String> overrides) throws Exception {
         CdcTwoInstances platform = new CdcTwoInstances(stack, TestDatabases.create(stack, "coupon_" + name));
         try {
-            platform.startAll(name, mode, extraTables, beforeConnector);
+            platform.startAll(name, mode, extraTables, beforeConnector, overrides);
             return platform;
         } catch (Exception e) {
             platform.close();
@@ -68,8 +74,8 @@ public final class CdcTwoInstances implements AutoCloseable {
         }
     }
 
-    private void startAll(String name, String mode, List<String> extraTables, Consumer<DataSource> beforeConnector)
-            throws Exception {
+    private void startAll(String name, String mode, List<String> extraTables, Consumer<DataSource> beforeConnector,
+            Map<String, String> overrides) throws Exception {
         DriverManagerDataSource admin = new DriverManagerDataSource(stack.mariaDb().jdbcUrl(database),
                 stack.mariaDb().adminUser(), stack.mariaDb().adminPassword());
         // Schema and data before the connector starts: the stream then carries only the tests' changes.
@@ -96,6 +102,7 @@ public final class CdcTwoInstances implements AutoCloseable {
         settings.put("cdc.invalidation.topic-prefix", prefix);
         // Generous on a loaded 2-core machine: these tests are about eviction, not the staleness bound.
         settings.put("cdc.invalidation.max-staleness", "30s");
+        settings.putAll(overrides);
         settings.put("cdc.invalidation.client-id", "coupon-" + name + "-a");
         first = ServiceInstance.start(settings);
         settings.put("cdc.invalidation.client-id", "coupon-" + name + "-b");

@@ -266,6 +266,11 @@ public final class ConsistencySampler implements AutoCloseable {
         return counts.computeIfAbsent(cache, c -> new Counts(settings.window().toMillis(), clock));
     }
 
+    /** The names of the caches sampled so far (and of every cache whose {@link #counts} were asked for). */
+    public java.util.Set<String> caches() {
+        return java.util.Collections.unmodifiableSet(new java.util.TreeSet<>(counts.keySet()));
+    }
+
     /** Stops sampling; samples not classified yet are dropped. */
     @Override
     public void close() {

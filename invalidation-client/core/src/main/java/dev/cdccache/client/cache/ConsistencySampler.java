@@ -195,11 +195,21 @@ public final class ConsistencySampler implements AutoCloseable {
         return true;
     }
 
-    private <K, V> void firstRead(Probe<K, V> probe) {
-        Object reread;
+    /** Marks a re-read whose loader threw: the sample is inconclusive. */
+    private static final Object FAILED = new Object();
+
+    /** The value the probe's loader returns now, or {@link #FAILED}. */
+    private static <K, V> Object reread(Probe<K, V> probe) {
         try {
-            reread = probe.loader.apply(probe.key);
+            return probe.loader.apply(probe.key);
         } catch (RuntimeException e) {
+            return FAILED;
+        }
+    }
+
+    private <K, V> void firstRead(Probe<K, V> probe) {
+        Object reread = reread(probe);
+        if (reread == FAILED) {
             finish(probe, Outcome.INCONCLUSIVE);
             return;
         }
@@ -233,10 +243,8 @@ public final class ConsistencySampler implements AutoCloseable {
             finish(probe, Outcome.INCONCLUSIVE); // the staleness guard withholds it
             return;
         }
-        Object reread;
-        try {
-            reread = probe.loader.apply(probe.key);
-        } catch (RuntimeException e) {
+        Object reread = reread(probe);
+        if (reread == FAILED) {
             finish(probe, Outcome.INCONCLUSIVE);
             return;
         }

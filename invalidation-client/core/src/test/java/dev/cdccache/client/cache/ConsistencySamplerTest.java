@@ -55,11 +55,17 @@ class ConsistencySamplerTest {
         return cache;
     }
 
+    /** A cache holding "old" for key 1 while the database says "new", and no invalidation will come. */
+    private CaffeineInvalidatingCache<Long, String> deliberatelyStale(int oneIn) {
+        CaffeineInvalidatingCache<Long, String> cache = sampledCache(oneIn, 100);
+        database.put(1L, "new");
+        cache.put(1L, "old");
+        return cache;
+    }
+
     @Test
     void aStaleValueWithoutInvalidationIsReportedStaleByTheFirstSampleWhenEveryHitIsSampled() throws Exception {
-        CaffeineInvalidatingCache<Long, String> cache = sampledCache(1, 100);
-        database.put(1L, "new");
-        cache.put(1L, "old"); // deliberately stale: the database says "new" and no invalidation will come
+        CaffeineInvalidatingCache<Long, String> cache = deliberatelyStale(1);
 
         assertThat(cache.get(1L, loader)).isEqualTo("old");
 
@@ -73,9 +79,7 @@ class ConsistencySamplerTest {
     @Test
     void aStaleValueIsReportedWithinTwentyThousandHitsAtOneInAThousand() throws Exception {
         // Each hit is drawn with probability 1/1000: no sample in 20,000 hits has a probability of about 2e-9.
-        CaffeineInvalidatingCache<Long, String> cache = sampledCache(1_000, 100);
-        database.put(1L, "new");
-        cache.put(1L, "old");
+        CaffeineInvalidatingCache<Long, String> cache = deliberatelyStale(1_000);
 
         for (int i = 0; i < 20_000; i++) {
             cache.get(1L, loader);
@@ -101,9 +105,7 @@ class ConsistencySamplerTest {
 
     @Test
     void anEntryEvictedWithoutInvalidationBeforeTheRecheckIsInconclusive() throws Exception {
-        CaffeineInvalidatingCache<Long, String> cache = sampledCache(1, 100);
-        database.put(1L, "new");
-        cache.put(1L, "old");
+        CaffeineInvalidatingCache<Long, String> cache = deliberatelyStale(1);
 
         cache.get(1L, loader);
         cache.caffeine().asMap().remove(1L); // as a size eviction would: no invalidation generation moves

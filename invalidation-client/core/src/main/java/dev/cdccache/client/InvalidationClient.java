@@ -388,6 +388,25 @@ public final class InvalidationClient implements AutoCloseable {
     }
 
     /**
+     * Per cache, the sampled hits found stale within {@link InvalidationClientConfig#samplingWindow()}: values the
+     * database no longer held with no invalidation within max-staleness. Only caches with at least one; empty when
+     * sampling is off or nothing stale was found. Health reads it on every check.
+     */
+    public Map<String, Long> staleSamplesInWindow() {
+        if (sampler == null) {
+            return Map.of();
+        }
+        Map<String, Long> stale = new LinkedHashMap<>();
+        for (String cache : sampler.caches()) {
+            long count = sampler.counts(cache).staleInWindow();
+            if (count > 0) {
+                stale.put(cache, count);
+            }
+        }
+        return Collections.unmodifiableMap(stale);
+    }
+
+    /**
      * Read-your-writes: the read floors every cache read is held to, and what each cache has proven applied (see
      * {@link ReadYourWrites}).
      */

@@ -36,6 +36,7 @@ class ConsistencySamplingConfigTest {
         try (InvalidationClient client = client(config().meterRegistry(registry).build())) {
             assertThat(client.config().samplingOneIn()).isZero();
             assertThat(client.consistencySampler()).isEmpty();
+            assertThat(client.staleSamplesInWindow()).isEmpty();
             assertThat(registry.find("cdc.client.consistency.samples").meters()).isEmpty();
         }
     }

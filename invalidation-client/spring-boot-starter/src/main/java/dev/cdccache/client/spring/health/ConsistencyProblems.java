@@ -1,10 +1,11 @@
 package dev.cdccache.client.spring.health;
 
 import dev.cdccache.client.InvalidationClient;
-import dev.cdccache.client.cache.ConsistencySampler;
 import dev.cdccache.client.spring.health.ClientProblem.Severity;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Reports a {@code consistency-stale} problem for each cache whose consistency sampler found a stale hit within the
@@ -20,23 +21,19 @@ public final class ConsistencyProblems implements ClientProblemSource {
 
     @Override
     public List<ClientProblem> problems(InvalidationClient client) {
-        return client.consistencySampler().map(ConsistencyProblems::problems).orElse(List.of());
+        return problems(client.staleSamplesInWindow(), client.config().maxStaleness(),
+                client.config().samplingWindow());
     }
 
-    /** The problems {@code sampler}'s counts show now. */
-    static List<ClientProblem> problems(ConsistencySampler sampler) {
+    /** The problems for the stale samples per cache within {@code window}. */
+    static List<ClientProblem> problems(Map<String, Long> staleByCache, Duration bound, Duration window) {
         List<ClientProblem> problems = new ArrayList<>();
-        for (String cache : sampler.caches()) {
-            long stale = sampler.counts(cache).staleInWindow();
-            if (stale > 0) {
-                problems.add(new ClientProblem(Severity.TRANSIENT, "consistency-stale", "cache '" + cache
-                        + "' served " + stale + " sampled value(s) that the database no longer held and no "
-                        + "invalidation arrived within max-staleness (" + sampler.settings().bound().toMillis()
-                        + " ms) in the last " + sampler.settings().window().toMinutes() + " min; the WARN log of "
-                        + "ConsistencySampler names the keys. Check that the connector captures the cache's tables "
-                        + "and that its key columns match the cache keys."));
-            }
-        }
+        staleByCache.forEach((cache, stale) -> problems.add(new ClientProblem(Severity.TRANSIENT,
+                "consistency-stale", "cache '" + cache + "' served " + stale + " sampled value(s) that the database "
+                        + "no longer held and no invalidation arrived within max-staleness (" + bound.toMillis()
+                        + " ms) in the last " + window.toMinutes() + " min; the WARN log of ConsistencySampler names "
+                        + "the keys. Check that the connector captures the cache's tables and that its key columns "
+                        + "match the cache keys.")));
         return problems;
     }
 }

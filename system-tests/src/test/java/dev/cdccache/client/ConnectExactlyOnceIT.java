@@ -103,7 +103,8 @@ class ConnectExactlyOnceIT {
             admin.createTopics(List.of(
                     new NewTopic(DATA_TOPIC, Map.of(0, List.of(leader, follower))),
                     new NewTopic(BEAT_TOPIC, Map.of(0, List.of(other, leader))))).all().get(30, TimeUnit.SECONDS);
-            await().atMost(CONVERGE).pollInterval(Duration.ofMillis(500)).until(() -> admin
+            // ignoreExceptions: a broker may answer before the new topics' metadata reached it (UnknownTopicOrPartition)
+            await().atMost(CONVERGE).pollInterval(Duration.ofMillis(500)).ignoreExceptions().until(() -> admin
                     .describeTopics(List.of(DATA_TOPIC, BEAT_TOPIC)).allTopicNames().get().values().stream()
                     .flatMap(t -> t.partitions().stream()).allMatch(p -> p.isr().size() == 2));
         }

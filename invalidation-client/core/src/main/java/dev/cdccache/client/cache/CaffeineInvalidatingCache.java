@@ -154,8 +154,10 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
 
     @Override
     public CachedValue<V> lookup(K key) {
+        boolean open = gate.isOpen(); // before the lookup: see ReadGate#isOpen
         CachedValue<V> entry = entries.get(key);
-        if (entry != null && guard.isServable(entry.loadedAtMillis()) && gate.admits(true)) {
+        if (entry != null && guard.isServable(entry.loadedAtMillis())
+                && (open || (entry = servableAfterFloor(key)) != null)) {
             stats.recordHits(1);
             return entry;
         }
@@ -167,8 +169,10 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     public V getIfPresent(K key) {
         // Written out rather than through lookup(): one call level less on the hit path keeps Caffeine's
         // read path within the JIT's inlining depth.
+        boolean open = gate.isOpen(); // before the lookup: see ReadGate#isOpen
         CachedValue<V> entry = entries.get(key);
-        if (entry != null && guard.isServable(entry.loadedAtMillis()) && gate.admits(true)) {
+        if (entry != null && guard.isServable(entry.loadedAtMillis())
+                && (open || (entry = servableAfterFloor(key)) != null)) {
             stats.recordHits(1);
             return entry.value();
         }
@@ -179,9 +183,19 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     @Override
     public V get(K key, Function<? super K, ? extends V> loader) {
         // The hit path is written out (not through lookup()) to stay within the JIT's inlining depth.
+        boolean open = gate.isOpen(); // before the lookup: see ReadGate#isOpen
         CachedValue<V> entry = entries.get(key);
         if (entry != null && guard.isServable(entry.loadedAtMillis())) {
-            if (gate.admits(true)) {
+            if (!open) {
+                if (!gate.admits(true)) {
+                    stats.recordMisses(1);
+                    return loader.apply(key); // bypass: the entry, and any load in flight, may predate the read floor
+                }
+                // The floor is proven now: its write's eviction is done, and the entry looked up before may be the
+                // value it evicted.
+                entry = servable(key);
+            }
+            if (entry != null) {
                 stats.recordHits(1);
                 if (refreshAfterMillis > 0) {
                     refreshIfOld(key, entry, loader);
@@ -191,8 +205,6 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
                 }
                 return entry.value();
             }
-            stats.recordMisses(1);
-            return loader.apply(key); // bypass: the entry, and any load in flight, may predate the read floor
         }
         stats.recordMisses(1);
         if (!gate.admits(false)) {
@@ -237,6 +249,15 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         V value = loader.apply(key);
         tx.keep(this, stamp, value);
         return value;
+    }
+
+    /**
+     * A hit's entry when the gate was not open before the lookup: once the gate lets the read through (after
+     * waiting for the floor if need be), the entry looked up again, since the one looked up before may predate the
+     * write whose eviction the floor waited for; {@code null} for a miss or a bypass.
+     */
+    private CachedValue<V> servableAfterFloor(K key) {
+        return gate.admits(true) ? servable(key) : null;
     }
 
     /** The servable entry of {@code key} or {@code null}, without counting a hit or miss. */
@@ -408,34 +429,22 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         Object[] found = new Object[size];
         int i = 0;
         for (K key : keys) {
-            requested[i] = key;
-            found[i++] = entries.get(key);
+            requested[i++] = key;
         }
-        // One clock read for the whole batch, taken after every lookup: later than each lookup, so the
-        // staleness check is, if anything, stricter than one clock read per key (which costs ~40 ns each).
-        long now = guard.now();
-        guard.tickIfLate(now);
-        Set<K> missing = null;
-        int hits = 0;
-        for (i = 0; i < size; i++) {
-            @SuppressWarnings("unchecked")
-            CachedValue<V> entry = (CachedValue<V>) found[i];
-            if (entry != null && guard.isServable(entry.loadedAtMillis(), now)) {
-                hits++;
-                found[i] = entry.value();
-            } else {
-                if (missing == null) {
-                    missing = new LinkedHashSet<>();
-                }
-                @SuppressWarnings("unchecked")
-                K key = (K) requested[i];
-                missing.add(key);
-                found[i] = MISSED;
+        boolean open = gate.isOpen(); // before the lookups: see ReadGate#isOpen
+        Set<K> missing = lookUp(requested, found);
+        int hits = hits(found);
+        if (!open) {
+            if (!gate.admits(hits > 0)) {
+                stats.recordMisses(size);
+                return bypassAll(keys, bulkLoader);
             }
-        }
-        if (!gate.admits(hits > 0)) {
-            stats.recordMisses(size);
-            return bypassAll(keys, bulkLoader);
+            if (hits > 0) {
+                // The floor is proven now, its write's evictions done: the entries found before may be values they
+                // evicted.
+                missing = lookUp(requested, found);
+                hits = hits(found);
+            }
         }
         stats.recordHits(hits);
         stats.recordMisses(size - hits);
@@ -448,6 +457,49 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             }
         }
         return new BulkLookupResult<K, V>(requested, found).seal();
+    }
+
+    /**
+     * Looks every requested key up: {@code found[i]} becomes the value of a servable entry or {@link #MISSED}.
+     *
+     * @return the keys missed, or {@code null} if none
+     */
+    private Set<K> lookUp(Object[] requested, Object[] found) {
+        int size = requested.length;
+        for (int i = 0; i < size; i++) {
+            found[i] = entries.get(requested[i]);
+        }
+        // One clock read for the whole batch, taken after every lookup: later than each lookup, so the
+        // staleness check is, if anything, stricter than one clock read per key (which costs ~40 ns each).
+        long now = guard.now();
+        guard.tickIfLate(now);
+        Set<K> missing = null;
+        for (int i = 0; i < size; i++) {
+            @SuppressWarnings("unchecked")
+            CachedValue<V> entry = (CachedValue<V>) found[i];
+            if (entry != null && guard.isServable(entry.loadedAtMillis(), now)) {
+                found[i] = entry.value();
+            } else {
+                if (missing == null) {
+                    missing = new LinkedHashSet<>();
+                }
+                @SuppressWarnings("unchecked")
+                K key = (K) requested[i];
+                missing.add(key);
+                found[i] = MISSED;
+            }
+        }
+        return missing;
+    }
+
+    private static int hits(Object[] found) {
+        int hits = 0;
+        for (Object value : found) {
+            if (value != MISSED) {
+                hits++;
+            }
+        }
+        return hits;
     }
 
     /** A bulk read under an unproven read floor: every key from the loader, nothing stored. */

@@ -12,7 +12,28 @@ import dev.cdccache.client.Internal;
 public interface ReadGate {
 
     /** The gate of a cache without read floors. */
-    ReadGate OPEN = mayWait -> true;
+    ReadGate OPEN = new ReadGate() {
+        @Override
+        public boolean admits(boolean mayWait) {
+            return true;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+    };
+
+    /**
+     * Whether every read may use the cache without asking {@link #admits}: no floor is in force, or it was proven
+     * applied before this call returned. A cache asks it BEFORE it looks an entry up: an entry looked up earlier, or
+     * while {@link #admits} waited, may be the value from before the write behind the floor, whose eviction the
+     * proof waited for. A cache that gets {@code false} looks the entry up again once {@link #admits} lets it
+     * through. The default is the safe answer.
+     */
+    default boolean isOpen() {
+        return false;
+    }
 
     /**
      * @param mayWait whether the read may wait for the floor (a hit); a miss has nothing to gain from waiting

@@ -124,6 +124,7 @@ final class PositionProver {
         TopicAssignment.Listing listing = topics.refresh();
         policyCheck.topicsAppeared(listing.discovered().stream().map(TopicPartition::topic).toList());
         policyCheck.poll(startedAt);
+        proven.compacted(policyCheck.compacted()); // their own changes prove no read floor either
         Map<TopicPartition, Long> ends = topics.endOffsets(startedAt);
         long lag = 0;
         for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
@@ -187,6 +188,7 @@ final class PositionProver {
         }
         // Reading a compacted topic to its end proves nothing: delete events may have been compacted away.
         confirmed.removeAll(policyCheck.compacted());
+        proven.compacted(policyCheck.compacted());
         proven.checkCompleted(confirmed, completed.positionsAtStart());
         long now = clock.getAsLong();
         long global = Long.MAX_VALUE;

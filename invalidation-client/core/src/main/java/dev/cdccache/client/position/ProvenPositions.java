@@ -83,6 +83,8 @@ public final class ProvenPositions {
     private final Map<String, Map<String, Long>> checked = new HashMap<>();
     /** Consumer thread: the partitions of each topic, as of the latest publish. */
     private Map<String, Set<Integer>> partitions = Map.of();
+    /** Consumer thread: topics found compacted, whose own changes prove nothing (see {@link #compacted}). */
+    private Set<String> compacted = Set.of();
     private boolean dirty;
     private volatile Map<String, Proof> published;
     private final ReentrantLock lock = new ReentrantLock();
@@ -173,6 +175,20 @@ public final class ProvenPositions {
     }
 
     /**
+     * Consumer thread: the bound topics currently found compacted (replaces the previous set). A change applied from
+     * a partition of such a topic proves nothing of the changes before it: compaction may have removed an earlier
+     * change of a row in favour of a later one the consumer has not reached yet, so the record of that earlier write
+     * is never read while changes after it are. (A position check does not prove them either: the consumer leaves
+     * compacted topics out of what a check confirms.) Reads under a floor on their caches bypass them.
+     */
+    public void compacted(Set<String> topics) {
+        if (!topics.equals(compacted)) {
+            compacted = Set.copyOf(topics);
+            dirty = true;
+        }
+    }
+
+    /**
      * Consumer thread: publishes what each cache proves now, if anything changed, and wakes the readers waiting.
      *
      * @param assigned the partitions of each topic being read
@@ -218,7 +234,8 @@ public final class ProvenPositions {
                 if (its.isEmpty()) {
                     least = Math.min(least, viaCheck); // nothing read from it: only a check proves it
                 }
-                Map<Integer, Map<String, Long>> byPartition = events.getOrDefault(topic, Map.of());
+                Map<Integer, Map<String, Long>> byPartition = compacted.contains(topic) ? Map.of()
+                        : events.getOrDefault(topic, Map.of());
                 for (int partition : its) {
                     long viaEvents = byPartition.getOrDefault(partition, Map.of()).getOrDefault(source, -1L);
                     least = Math.min(least, Math.max(viaCheck, viaEvents));

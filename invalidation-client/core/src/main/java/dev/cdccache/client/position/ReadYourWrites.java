@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +52,11 @@ import org.slf4j.LoggerFactory;
  * volatile read.
  */
 public final class ReadYourWrites {
+
+    /** {@link Gate#state} of an open gate; closings are numbered from 1. */
+    private static final long GATE_OPEN = 0;
+    private static final AtomicLongFieldUpdater<Gate> GATE_STATE = AtomicLongFieldUpdater.newUpdater(Gate.class,
+            "state");
 
     private static final Logger LOG = LoggerFactory.getLogger(ReadYourWrites.class);
     /** Bypassing for longer than this is reported: the heartbeat interval and a position check, many times over. */
@@ -116,6 +123,11 @@ public final class ReadYourWrites {
     private final AtomicInteger requestScopes = new AtomicInteger();
     private final LogThrottle bypassLog = new LogThrottle(System::currentTimeMillis, 60_000);
     private volatile CommitPosition floor = CommitPosition.NONE;
+    /** Numbers every closing of a gate, so that a read can tell whether its gate was closed again meanwhile. */
+    private final AtomicLong closings = new AtomicLong();
+    /** Test hooks: run by a read that proved its floor, before it opens its gate, and right after it did. */
+    private volatile Runnable beforeGateOpens = () -> { };
+    private volatile Runnable afterGateOpened = () -> { };
 
     ReadYourWrites(ProvenPositions proven, Duration maxWait, ClientMetrics metrics) {
         this.proven = proven;
@@ -151,7 +163,7 @@ public final class ReadYourWrites {
             return false;
         }
         floor = next;
-        gates.values().forEach(Gate::close); // after the floor moved: see Gate#open
+        gates.values().forEach(Gate::close); // after the floor moved: see Gate#state
         return true;
     }
 
@@ -169,7 +181,7 @@ public final class ReadYourWrites {
         CommitPosition previous = request.get();
         request.set(previous == null ? position : previous.max(position));
         requestScopes.incrementAndGet();
-        gates.values().forEach(Gate::close); // after the count moved: see Gate#open
+        gates.values().forEach(Gate::close); // after the count moved: see Gate#state
         return new Scope(previous);
     }
 
@@ -240,6 +252,12 @@ public final class ReadYourWrites {
         return gate;
     }
 
+    /** Test hooks around a read opening its gate (see ReadYourWritesTest). */
+    void onGateOpening(Runnable before, Runnable after) {
+        beforeGateOpens = before;
+        afterGateOpened = after;
+    }
+
     /** One cache's read gate. */
     final class Gate implements ReadGate {
         private final String cache;
@@ -247,13 +265,15 @@ public final class ReadYourWrites {
         final LongAdder afterWait = new LongAdder();
         final LongAdder bypassed = new LongAdder();
         /**
-         * Whether reads may skip looking: no request floor is open and the instance floor is proven for this cache.
-         * The one field a read without a floor reads. A look sets it after proving the instance floor, then checks
-         * again that neither the floor nor the request floors moved meanwhile, and closes it if they did; whoever
-         * moves them closes every gate after moving them. Whichever order the two run in, a gate left open has seen
-         * the current floor proven and no request floor.
+         * {@link #GATE_OPEN} while reads may skip looking: no request floor is open and the instance floor is
+         * proven for this cache; otherwise the number of the closing that closed it. The one field a read without a
+         * floor reads. Whoever moves the instance floor or opens a request floor closes every gate AFTER moving them,
+         * with a new number; a look notes the state BEFORE it reads the floors, and opens the gate only if the state
+         * is still what it noted (compare-and-set). So a gate is never open, not even for an instant, while a floor
+         * raised before a read started is unproven: a raise between the look's reading and its opening makes the
+         * opening fail. (Package-visible for the field updater.)
          */
-        private volatile boolean open = true;
+        volatile long state = GATE_OPEN;
         /** When reads began to bypass (System.nanoTime), 0 while they do not. */
         private volatile long bypassingSince;
 
@@ -263,30 +283,37 @@ public final class ReadYourWrites {
 
         @Override
         public boolean admits(boolean mayWait) {
-            return open || look(mayWait);
+            return state == GATE_OPEN || look(mayWait);
+        }
+
+        @Override
+        public boolean isOpen() {
+            return state == GATE_OPEN;
         }
 
         void close() {
-            open = false;
+            state = closings.incrementAndGet();
         }
 
-        private void reopen(CommitPosition proven) {
-            open = true;
-            if (floor != proven || requestScopes.get() > 0) {
-                open = false;
+        /** Opens the gate if nobody closed it since the look noted {@code seen} and no request floor is open. */
+        private void reopen(long seen) {
+            beforeGateOpens.run();
+            if (requestScopes.get() == 0 && GATE_STATE.compareAndSet(this, seen, GATE_OPEN)) {
+                afterGateOpened.run();
             }
         }
 
         private boolean look(boolean mayWait) {
+            long seen = state; // before the floors are read: see #state
             CommitPosition instance = floor;
             CommitPosition mine = requestScopes.get() > 0 ? request.get() : null;
             CommitPosition wanted = mine == null ? instance : instance.max(mine);
             if (wanted.isEmpty()) {
-                reopen(instance); // the request floor that closed the gate has ended
+                reopen(seen); // the request floor that closed the gate has ended
                 return true;
             }
             if (proven.isProven(cache, wanted)) {
-                reopen(instance); // wanted covers instance: proven too
+                reopen(seen); // wanted covers instance: proven too
                 bypassingSince = 0;
                 applied.increment();
                 return true;
@@ -296,7 +323,7 @@ public final class ReadYourWrites {
                 boolean applied = proven.awaitProven(cache, wanted, maxWaitNanos);
                 waits.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
                 if (applied) {
-                    reopen(instance);
+                    reopen(seen);
                     bypassingSince = 0;
                     afterWait.increment();
                     return true;

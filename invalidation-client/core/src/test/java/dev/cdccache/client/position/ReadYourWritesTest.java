@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.cdccache.client.StalenessPolicy;
+import dev.cdccache.client.cache.CachedValue;
 import dev.cdccache.client.cache.CaffeineInvalidatingCache;
 import dev.cdccache.client.metrics.ClientMetrics;
 import dev.cdccache.client.position.ReadYourWrites.Outcome;
@@ -17,6 +18,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Cache reads under a read floor: served once the floor is proven applied, after a short wait, or by bypassing the
@@ -148,11 +151,70 @@ class ReadYourWritesTest {
         assertThat(readYourWrites.floor()).isEqualTo(WRITE);
     }
 
+    /**
+     * The write's own key, cached before the write: a read that waits for the floor must not return the entry it
+     * found before waiting, since the eviction that proves the floor may land during the wait.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"get", "getIfPresent", "lookup", "getAll"})
+    void aReadThatWaitsForItsFloorNeverServesTheEntryTheWriteEvicted(String read) throws Exception {
+        ReadYourWrites patient = proven.readYourWrites(Duration.ofSeconds(30), new ClientMetrics(null, "t3", guard));
+        CaffeineInvalidatingCache<Long, String> cache = new CaffeineInvalidatingCache<>("coupons",
+                Caffeine.newBuilder().maximumSize(100), guard, true, 0, ForkJoinPool.commonPool(),
+                CaffeineInvalidatingCache.LoadListener.NONE, ProvenPositions.gate(patient, "coupons"));
+        cache.startAccepting();
+        cache.get(1L, id -> "old");
+        patient.raiseFloor(WRITE); // the write of key 1 committed; its change not applied yet
+
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        Thread reader = new Thread(() -> result.complete(switch (read) {
+            case "get" -> cache.get(1L, id -> "new");
+            case "getIfPresent" -> String.valueOf(cache.getIfPresent(1L));
+            case "lookup" -> {
+                CachedValue<String> entry = cache.lookup(1L);
+                yield String.valueOf(entry == null ? null : entry.value());
+            }
+            default -> cache.getAll(List.of(1L), ids -> Map.of(1L, "new")).get(1L);
+        }));
+        reader.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (reader.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) {
+            Thread.onSpinWait(); // until the reader waits for the floor
+        }
+        assertThat(reader.getState()).as("the reader waits for its floor").isEqualTo(Thread.State.TIMED_WAITING);
+        cache.invalidate(1L); // the consumer applies the write's change: eviction, then the proof
+        proven.eventApplied(TOPIC, 0, "0-1-10");
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+
+        assertThat(result.get(10, TimeUnit.SECONDS)).as("never the value from before the write")
+                .isEqualTo(read.equals("getIfPresent") || read.equals("lookup") ? "null" : "new");
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             latch.await(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    @Test
+    void aGateIsNeverOpenWhileAFloorRaisedBeforeItOpenedIsUnproven() {
+        // A read proves the floor 0-1-10 and is about to open the gate when a write raises the floor to 0-1-11 and
+        // closes the gates. A read starting after that raise must not find the gate open at any moment: it would
+        // serve entries from before the second write.
+        readYourWrites.raiseFloor(WRITE);
+        proven.eventApplied(TOPIC, 0, "0-1-10");
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+        ReadYourWrites.Gate gate = readYourWrites.gate("coupons");
+        boolean[] openAfterTheRaise = new boolean[1];
+        readYourWrites.onGateOpening(
+                () -> readYourWrites.raiseFloor(CommitPosition.parse("0-1-11").orElseThrow()),
+                () -> openAfterTheRaise[0] = gate.isOpen());
+
+        gate.admits(false);
+
+        assertThat(openAfterTheRaise[0]).as("open after the raise closed it").isFalse();
+        assertThat(gate.isOpen()).isFalse();
     }
 }

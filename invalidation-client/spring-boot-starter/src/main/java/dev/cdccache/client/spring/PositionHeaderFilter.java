@@ -14,6 +14,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.util.Enumeration;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,16 +66,25 @@ final class PositionHeaderFilter implements Filter {
         }
     }
 
+    /**
+     * Every {@value #HEADER} line of the request together: HTTP lets a list header arrive as several lines instead of
+     * one comma-joined line (a proxy merging two positions may send either), and the floor is the same either way.
+     * A line that is not a position is ignored on its own; it cannot drop the others.
+     */
     private static CommitPosition floorOf(HttpServletRequest request) {
-        String header = request.getHeader(HEADER);
-        if (header == null) {
-            return CommitPosition.NONE;
+        Enumeration<String> lines = request.getHeaders(HEADER);
+        CommitPosition floor = CommitPosition.NONE;
+        while (lines != null && lines.hasMoreElements()) {
+            String header = lines.nextElement();
+            Optional<CommitPosition> position = CommitPosition.parse(header);
+            if (position.isPresent()) {
+                floor = floor.max(position.get());
+            } else {
+                LOG.debug("Ignored a {} header that is not a commit position: '{}'", HEADER,
+                        header.length() > 100 ? header.substring(0, 100) + "..." : header);
+            }
         }
-        return CommitPosition.parse(header).orElseGet(() -> {
-            LOG.debug("Ignored a {} header that is not a commit position: '{}'", HEADER,
-                    header.length() > 100 ? header.substring(0, 100) + "..." : header);
-            return CommitPosition.NONE;
-        });
+        return floor;
     }
 
     /** Sets the header before anything commits the response. */

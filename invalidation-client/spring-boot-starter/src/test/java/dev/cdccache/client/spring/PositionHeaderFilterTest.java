@@ -31,6 +31,22 @@ class PositionHeaderFilterTest {
         return CommitPosition.parse(text).orElseThrow();
     }
 
+    /** A GET carrying one {@code Cdc-Position} header line per argument. */
+    private static MockHttpServletRequest withHeaderLines(String... lines) {
+        MockHttpServletRequest request = new MockHttpServletRequest("GET", "/items/1");
+        for (String line : lines) {
+            request.addHeader(PositionHeaderFilter.HEADER, line);
+        }
+        return request;
+    }
+
+    /** The read floor the request's thread is held to while the filter chain serves it. */
+    private CommitPosition floorWhileServing(MockHttpServletRequest request) throws Exception {
+        AtomicReference<CommitPosition> during = new AtomicReference<>();
+        filter.doFilter(request, response, (req, res) -> during.set(client.readYourWrites().currentFloor()));
+        return during.get();
+    }
+
     @Test
     void aRequestCarryingThePositionIsHeldToItWhileItIsServed() throws Exception {
         MockHttpServletRequest request = new MockHttpServletRequest("GET", "/items/1");
@@ -72,10 +88,19 @@ class PositionHeaderFilterTest {
     void aHeaderThatIsNotAPositionIsIgnored() throws Exception {
         MockHttpServletRequest request = new MockHttpServletRequest("GET", "/items/1");
         request.addHeader(PositionHeaderFilter.HEADER, "DROP TABLE");
-        AtomicReference<CommitPosition> during = new AtomicReference<>();
 
-        filter.doFilter(request, response, (req, res) -> during.set(client.readYourWrites().currentFloor()));
+        assertThat(floorWhileServing(request)).isEqualTo(CommitPosition.NONE);
+    }
 
-        assertThat(during.get()).isEqualTo(CommitPosition.NONE);
+    @Test
+    void aRequestCarryingTheHeaderOnSeveralLinesIsHeldToEveryPosition() throws Exception {
+        // HTTP allows a list header as several lines instead of one comma-joined line (a proxy or gateway merging
+        // the positions of two writes may send either); both forms mean the same floor.
+        assertThat(floorWhileServing(withHeaderLines("0-1-451", "0-2-7"))).isEqualTo(position("0-1-451,0-2-7"));
+    }
+
+    @Test
+    void aLineThatIsNotAPositionDoesNotDropTheOtherLines() throws Exception {
+        assertThat(floorWhileServing(withHeaderLines("DROP TABLE", "0-1-451"))).isEqualTo(position("0-1-451"));
     }
 }

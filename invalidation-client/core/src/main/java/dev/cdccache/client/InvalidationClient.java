@@ -2,6 +2,7 @@ package dev.cdccache.client;
 
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.cdccache.client.cache.CaffeineInvalidatingCache;
+import dev.cdccache.client.cache.ConsistencySampler;
 import dev.cdccache.client.cache.KeyNormalizingCache;
 import dev.cdccache.client.consuming.ChangeConsumer;
 import dev.cdccache.client.consuming.TopicPolicies;
@@ -79,6 +80,8 @@ public final class InvalidationClient implements AutoCloseable {
     private final ReadYourWrites readYourWrites;
     private final Map<String, StalenessGuard> cacheGuards;
     private final List<CacheFreshness> freshness;
+    /** Re-reads a share of cache hits to measure consistency; {@code null} when sampling is off. */
+    private final ConsistencySampler sampler;
     private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory;
     private final Function<Map<String, Object>, TopicPolicies> topicPoliciesFactory;
     private final CountDownLatch readyLatch = new CountDownLatch(1);
@@ -126,6 +129,9 @@ public final class InvalidationClient implements AutoCloseable {
         }
         this.proven = new ProvenPositions(topicsByCache);
         this.readYourWrites = proven.readYourWrites(config.readYourWritesMaxWait(), metrics);
+        this.sampler = config.samplingOneIn() == 0 ? null : new ConsistencySampler(new ConsistencySampler.Settings(
+                config.samplingOneIn(), config.samplingMaxPerSecond(), config.maxStaleness(), config.samplingWindow(),
+                java.util.Objects::deepEquals), config.clock(), ConsistencySampler.Listener.NONE);
         Map<String, CaffeineInvalidatingCache<Object, Object>> built = new LinkedHashMap<>();
         Map<String, List<CacheBinding>> bindings = new HashMap<>();
         List<CacheFreshness> freshness = new ArrayList<>();
@@ -138,6 +144,9 @@ public final class InvalidationClient implements AutoCloseable {
             guards.put(definition.name(), cacheGuard);
             metrics.bindCache(definition.name(), cache.caffeine());
             metrics.bindCacheFreshness(definition.name(), cacheGuard);
+            if (sampler != null) {
+                metrics.bindConsistency(definition.name(), sampler.counts(definition.name()));
+            }
             List<CacheFreshness.Source> sources = new ArrayList<>();
             for (SourceDefinition source : definition.sources()) {
                 sources.add(new CacheFreshness.Source(source.table(), source.topic(config.topicPrefix())));
@@ -192,7 +201,7 @@ public final class InvalidationClient implements AutoCloseable {
                     public void dropped(String cache, CaffeineInvalidatingCache.DropReason reason) {
                         metrics.loadDropped(cache, reason.tag());
                     }
-                }, ProvenPositions.gate(readYourWrites, definition.name()));
+                }, ProvenPositions.gate(readYourWrites, definition.name()), sampler);
     }
 
     /** The spec minus a {@code recordStats} option, which the cache applies itself and Caffeine allows once. */
@@ -376,6 +385,33 @@ public final class InvalidationClient implements AutoCloseable {
     }
 
     /**
+     * The consistency sampler of this client's caches (its per-cache counts feed metrics and health), or empty when
+     * {@link InvalidationClientConfig#samplingOneIn() sampling} is off.
+     */
+    public java.util.Optional<ConsistencySampler> consistencySampler() {
+        return java.util.Optional.ofNullable(sampler);
+    }
+
+    /**
+     * Per cache, the sampled hits found stale within {@link InvalidationClientConfig#samplingWindow()}: values the
+     * database no longer held with no invalidation within max-staleness. Only caches with at least one; empty when
+     * sampling is off or nothing stale was found. Health reads it on every check.
+     */
+    public Map<String, Long> staleSamplesInWindow() {
+        if (sampler == null) {
+            return Map.of();
+        }
+        Map<String, Long> stale = new LinkedHashMap<>();
+        for (String cache : sampler.caches()) {
+            long count = sampler.counts(cache).staleInWindow();
+            if (count > 0) {
+                stale.put(cache, count);
+            }
+        }
+        return Collections.unmodifiableMap(stale);
+    }
+
+    /**
      * Read-your-writes: the read floors every cache read is held to, and what each cache has proven applied (see
      * {@link ReadYourWrites}).
      */
@@ -426,6 +462,9 @@ public final class InvalidationClient implements AutoCloseable {
             thread = consumerThread;
             if (changeConsumer != null) {
                 changeConsumer.stop();
+            }
+            if (sampler != null) {
+                sampler.close();
             }
             if (stalenessTicker != null) {
                 stalenessTicker.shutdownNow();

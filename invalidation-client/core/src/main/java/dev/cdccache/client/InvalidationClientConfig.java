@@ -71,6 +71,9 @@ public final class InvalidationClientConfig {
     private final Duration maxClockSkew;
     private final Duration awaitReady;
     private final Duration readYourWritesMaxWait;
+    private final int samplingOneIn;
+    private final int samplingMaxPerSecond;
+    private final Duration samplingWindow;
     private final String healthStaleStatus;
     private final String healthProblemStatus;
 
@@ -99,6 +102,9 @@ public final class InvalidationClientConfig {
         this.maxClockSkew = b.maxClockSkew;
         this.awaitReady = b.awaitReady;
         this.readYourWritesMaxWait = b.readYourWritesMaxWait;
+        this.samplingOneIn = b.samplingOneIn;
+        this.samplingMaxPerSecond = b.samplingMaxPerSecond;
+        this.samplingWindow = b.samplingWindow;
         this.healthStaleStatus = b.healthStaleStatus;
         this.healthProblemStatus = b.healthProblemStatus;
     }
@@ -253,6 +259,25 @@ public final class InvalidationClientConfig {
     }
 
     /**
+     * Consistency sampling: one hit of {@code get(key, loader)} in this many, on average, is re-read through its
+     * loader off the request path and compared with the cached value (see docs/operations.md). 0 (the default) is
+     * off: the caches hold no sampler and their hit path is unchanged.
+     */
+    public int samplingOneIn() {
+        return samplingOneIn;
+    }
+
+    /** Consistency sampling: at most this many re-reads a second over all caches (the extra database load). */
+    public int samplingMaxPerSecond() {
+        return samplingMaxPerSecond;
+    }
+
+    /** Consistency sampling: the span over which the consistency nines and the stale health problem look back. */
+    public Duration samplingWindow() {
+        return samplingWindow;
+    }
+
+    /**
      * The status a health endpoint reports while the client is not ready or not fresh for a reason that clears by
      * itself (default {@code DEGRADED}); used by the Spring starter's health indicator.
      */
@@ -294,6 +319,9 @@ public final class InvalidationClientConfig {
         private Duration maxClockSkew = DEFAULT_MAX_CLOCK_SKEW;
         private Duration awaitReady = Duration.ofSeconds(10);
         private Duration readYourWritesMaxWait = Duration.ofMillis(DEFAULT_READ_YOUR_WRITES_MAX_WAIT_MS);
+        private int samplingOneIn;
+        private int samplingMaxPerSecond = 10;
+        private Duration samplingWindow = Duration.ofHours(1);
         private String healthStaleStatus = "DEGRADED";
         private String healthProblemStatus = "DOWN";
 
@@ -303,6 +331,24 @@ public final class InvalidationClientConfig {
         /** See {@link InvalidationClientConfig#maxClockSkew()}. */
         public Builder maxClockSkew(Duration maxClockSkew) {
             this.maxClockSkew = maxClockSkew;
+            return this;
+        }
+
+        /** See {@link InvalidationClientConfig#samplingOneIn()}. */
+        public Builder samplingOneIn(int oneIn) {
+            this.samplingOneIn = oneIn;
+            return this;
+        }
+
+        /** See {@link InvalidationClientConfig#samplingMaxPerSecond()}. */
+        public Builder samplingMaxPerSecond(int maxPerSecond) {
+            this.samplingMaxPerSecond = maxPerSecond;
+            return this;
+        }
+
+        /** See {@link InvalidationClientConfig#samplingWindow()}. */
+        public Builder samplingWindow(Duration window) {
+            this.samplingWindow = window;
             return this;
         }
 
@@ -479,6 +525,13 @@ public final class InvalidationClientConfig {
                     "must be a duration from 0 to " + MAX_READ_YOUR_WRITES_WAIT.toMillis() + "ms (it is spent on the"
                             + " read's path; a read that waits longer bypasses the cache anyway), was "
                             + readYourWritesMaxWait);
+            require(samplingOneIn >= 0, "sampling.one-in",
+                    "must be 0 (off) or a whole number of hits per sample such as 1000, was " + samplingOneIn);
+            require(samplingMaxPerSecond >= 1, "sampling.max-per-second",
+                    "must be at least 1 (it caps the re-reads sampling adds to the database), was "
+                            + samplingMaxPerSecond);
+            require(samplingWindow != null && samplingWindow.compareTo(maxStaleness) > 0, "sampling.window",
+                    "must be longer than max-staleness (" + maxStaleness + "), e.g. 1h; was " + samplingWindow);
             require(healthStaleStatus != null && !healthStaleStatus.isBlank(), "health.stale-status",
                     "must name a health status such as DEGRADED or OUT_OF_SERVICE");
             require(healthProblemStatus != null && !healthProblemStatus.isBlank(), "health.problem-status",

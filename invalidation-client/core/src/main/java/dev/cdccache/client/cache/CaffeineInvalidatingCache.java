@@ -100,6 +100,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     private final LoadListener loadListener;
     /** Read-your-writes: whether a read may use the cache under the read floor in force (see ReadYourWrites). */
     private final ReadGate gate;
+    /** Re-reads a share of the hits of {@link #get} to measure consistency; {@code null} when sampling is off. */
+    private final ConsistencySampler sampler;
     /** Runs inside the storing compute; tests use it to hold a store at that point (see NoStalePopulateTest). */
     private volatile Runnable storeHook = () -> { };
 
@@ -120,6 +122,19 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     public CaffeineInvalidatingCache(String name, Caffeine<Object, Object> caffeine, StalenessGuard guard,
             boolean cacheNulls, long refreshAfterMillis, Executor refreshExecutor, LoadListener loadListener,
             ReadGate gate) {
+        this(name, caffeine, guard, cacheNulls, refreshAfterMillis, refreshExecutor, loadListener, gate, null);
+    }
+
+    /**
+     * @param caffeine builder from the cache's spec, without statistics: the cache records them
+     * @param refreshAfterMillis age after which a hit through {@link #get} refreshes ahead, or {@code <= 0}
+     * @param gate asked before a read serves an entry, joins a load or stores (read-your-writes)
+     * @param sampler re-reads a share of the hits of {@link #get} off the request path, or {@code null} for none
+     */
+    public CaffeineInvalidatingCache(String name, Caffeine<Object, Object> caffeine, StalenessGuard guard,
+            boolean cacheNulls, long refreshAfterMillis, Executor refreshExecutor, LoadListener loadListener,
+            ReadGate gate, ConsistencySampler sampler) {
+        this.sampler = sampler;
         this.gate = gate;
         this.name = name;
         this.cache = caffeine.recordStats(() -> stats).build();
@@ -184,6 +199,9 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
                 stats.recordHits(1);
                 if (refreshAfterMillis > 0) {
                     refreshIfOld(key, entry, loader);
+                }
+                if (sampler != null && sampler.draw()) {
+                    sampler.offer(this, key, entry, loader);
                 }
                 return entry.value();
             }
@@ -683,6 +701,29 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         inFlight.clear();
         refreshing.clear();
         cache.invalidateAll();
+    }
+
+    /** The invalidation generations that concern {@code key} now: its stripe, the stripe's and the cache's. */
+    long[] generationsOf(K key) {
+        int stripe = InvalidationGenerations.stripe(key);
+        // Cache generation first, as for a load stamp.
+        long cacheGeneration = generations.cacheGenerationForStamp();
+        return new long[] {stripe, generations.keyGeneration(stripe), cacheGeneration};
+    }
+
+    /** Whether no invalidation that concerns the key of {@link #generationsOf} has been applied since. */
+    boolean generationsUnchanged(long[] taken) {
+        return generations.unchanged((int) taken[0], taken[1], taken[2]);
+    }
+
+    /** The entry of {@code key} as stored, servable or not, without counting a hit or miss. */
+    CachedValue<V> entryOf(K key) {
+        return entries.get(key);
+    }
+
+    /** Whether the staleness guard lets {@code entry} be served now. */
+    boolean servableNow(CachedValue<V> entry) {
+        return guard.isServable(entry.loadedAtMillis());
     }
 
     /** Test hook: {@code hook} runs inside the compute that stores a loaded value, after its generation check. */

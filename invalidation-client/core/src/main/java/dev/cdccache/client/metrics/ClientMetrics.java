@@ -2,6 +2,7 @@ package dev.cdccache.client.metrics;
 
 import dev.cdccache.client.Internal;
 import com.github.benmanes.caffeine.cache.Cache;
+import dev.cdccache.client.cache.ConsistencySampler;
 import dev.cdccache.client.staleness.HeartbeatCoverage;
 import dev.cdccache.client.staleness.StalenessGuard;
 import io.micrometer.core.instrument.Counter;
@@ -151,6 +152,30 @@ public final class ClientMetrics {
     public void bindCacheFreshness(String cache, StalenessGuard cacheGuard) {
         Gauge.builder("cdc.client.cache.fresh", cacheGuard, g -> g.status().fresh() ? 1 : 0).tags(commonTags)
                 .tag("cache", cache).description("1 while this cache is proven within max-staleness")
+                .register(registry);
+    }
+
+    /**
+     * Registers the consistency sampler's meters of one cache: {@code cdc.client.consistency.samples} (function
+     * counter, tags cache and outcome consistent/stale/inconclusive), {@code cdc.client.consistency.nines} (gauge:
+     * -log10 of the stale share of the decided samples in the window; NaN without samples) and
+     * {@code cdc.client.consistency.stale.window} (gauge: stale samples in the window). Read when scraped.
+     */
+    public void bindConsistency(String cache, ConsistencySampler.Counts counts) {
+        for (ConsistencySampler.Outcome outcome : ConsistencySampler.Outcome.values()) {
+            FunctionCounter.builder("cdc.client.consistency.samples", counts, c -> switch (outcome) {
+                case CONSISTENT -> c.consistent();
+                case STALE -> c.stale();
+                case INCONCLUSIVE -> c.inconclusive();
+            }).tags(commonTags).tag("cache", cache).tag("outcome", outcome.tag())
+                    .description("Sampled cache hits re-read from the database, by outcome").register(registry);
+        }
+        Gauge.builder("cdc.client.consistency.nines", counts, ConsistencySampler.Counts::nines).tags(commonTags)
+                .tag("cache", cache).description("Consistency nines of the sampled hits over the sampling window")
+                .register(registry);
+        Gauge.builder("cdc.client.consistency.stale.window", counts, ConsistencySampler.Counts::staleInWindow)
+                .tags(commonTags).tag("cache", cache)
+                .description("Sampled hits found stale beyond max-staleness within the sampling window")
                 .register(registry);
     }
 

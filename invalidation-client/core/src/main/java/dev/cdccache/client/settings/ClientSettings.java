@@ -3,6 +3,7 @@ package dev.cdccache.client.settings;
 import static dev.cdccache.client.settings.SettingType.BOOLEAN;
 import static dev.cdccache.client.settings.SettingType.BYTES;
 import static dev.cdccache.client.settings.SettingType.DURATION;
+import static dev.cdccache.client.settings.SettingType.INTEGER;
 import static dev.cdccache.client.settings.SettingType.LIST;
 import static dev.cdccache.client.settings.SettingType.NUMBER;
 import static dev.cdccache.client.settings.SettingType.PATH;
@@ -213,6 +214,16 @@ public final class ClientSettings {
     public static final Setting<java.time.Duration> READ_YOUR_WRITES_MAX_WAIT = Setting.client(
             "read-your-writes.max-wait", DURATION, "20ms", (t, v) -> t.config().readYourWritesMaxWait(v),
             InvalidationClientConfig::readYourWritesMaxWait);
+    /** Consistency sampling: re-read one cache hit in this many, on average, off the request path; 0 is off. */
+    public static final Setting<Integer> SAMPLING_ONE_IN = Setting.client("sampling.one-in", INTEGER, "1000",
+            (t, v) -> t.config().samplingOneIn(v), InvalidationClientConfig::samplingOneIn);
+    /** Consistency sampling: at most this many re-reads a second, over all caches of the instance. */
+    public static final Setting<Integer> SAMPLING_MAX_PER_SECOND = Setting.client("sampling.max-per-second",
+            INTEGER, "50", (t, v) -> t.config().samplingMaxPerSecond(v),
+            InvalidationClientConfig::samplingMaxPerSecond);
+    /** Consistency sampling: the span over which the consistency nines and the stale health problem look back. */
+    public static final Setting<java.time.Duration> SAMPLING_WINDOW = Setting.client("sampling.window", DURATION,
+            "30m", (t, v) -> t.config().samplingWindow(v), InvalidationClientConfig::samplingWindow);
     /** Spring Boot starter: whether a committed write makes its position this instance's read floor. */
     public static final Setting<Boolean> READ_YOUR_WRITES_ENABLED = Setting.frontEnd("read-your-writes.enabled",
             BOOLEAN, "true", "false");
@@ -229,7 +240,7 @@ public final class ClientSettings {
             KAFKA_SECURITY_SSL_KEYSTORE_PASSWORD, KAFKA_SECURITY_SSL_KEYSTORE_TYPE, KAFKA_SECURITY_SSL_KEY_PASSWORD,
             KAFKA_SECURITY_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM, HEALTH_STALE_STATUS, HEALTH_PROBLEM_STATUS,
             REPLICA_DATA_SOURCES, REPLICA_WAIT_TIMEOUT, READ_YOUR_WRITES_ENABLED, READ_YOUR_WRITES_MAX_WAIT,
-            READ_YOUR_WRITES_POSITION_HEADER,
+            READ_YOUR_WRITES_POSITION_HEADER, SAMPLING_ONE_IN, SAMPLING_MAX_PER_SECOND, SAMPLING_WINDOW,
             TABLE, KEY_COLUMNS, EVICT, TOPIC, KEY_TYPE, KEY_NORMALIZATION, SPEC, CACHE_NULLS, REFRESH_AHEAD);
 
     private static final SettingTree TREE = new SettingTree(ALL);

@@ -35,6 +35,9 @@ final class SettingType<T> {
     /** A data size such as {@code 64KB} or {@code 1MB} (1 KB = 1024 bytes), as a number of bytes. */
     static final SettingType<Integer> BYTES = new SettingType<>(Integer.class, SettingType::toBytes,
             SettingType::formatBytes);
+    /** A whole number such as {@code 1000}. */
+    static final SettingType<Integer> INTEGER = new SettingType<>(Integer.class, SettingType::toInteger,
+            Object::toString);
     static final SettingType<Double> NUMBER = new SettingType<>(Double.class, SettingType::toDouble,
             value -> java.math.BigDecimal.valueOf(value).stripTrailingZeros().toPlainString());
     static final SettingType<Path> PATH = new SettingType<>(Path.class,
@@ -160,6 +163,17 @@ final class SettingType<T> {
             return bytes / (1 << 20) + "MB";
         }
         return bytes % 1024 == 0 ? bytes / 1024 + "KB" : bytes + "B";
+    }
+
+    private static Integer toInteger(Object value) {
+        if (value instanceof Integer number) {
+            return number;
+        }
+        try {
+            return Integer.valueOf(value.toString().strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("must be a whole number such as 1000, was '" + value + "'");
+        }
     }
 
     private static Double toDouble(Object value) {

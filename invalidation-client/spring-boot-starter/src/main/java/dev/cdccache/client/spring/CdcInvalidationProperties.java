@@ -70,6 +70,7 @@ import org.springframework.util.unit.DataSize;
  * @param health the health indicator
  * @param replica loads from read replicas
  * @param readYourWrites reads on this instance after a write through it see the write
+ * @param sampling consistency sampling: re-reads a share of cache hits off the request path and compares them
  * @param caches the caches, by name (the name used in @Cacheable and CdcCacheManager#invalidatingCache)
  */
 @ConfigurationProperties(prefix = "cdc.invalidation", ignoreUnknownFields = false)
@@ -77,7 +78,8 @@ public record CdcInvalidationProperties(Boolean enabled, String bootstrapServers
         Duration maxStaleness, StalenessPolicy onStaleness, StalenessCheck stalenessCheck, Duration stalenessCheckSlack,
         Boolean requireTopics, DataSize maxMessageSize, Duration pollTimeout, Duration positionCheckInterval,
         Duration awaitReady, Duration maxClockSkew, String clientId, Boolean commitLagByTable, Heartbeat heartbeat,
-        Kafka kafka, Health health, Replica replica, ReadYourWrites readYourWrites, Map<String, Cache> caches) {
+        Kafka kafka, Health health, Replica replica, ReadYourWrites readYourWrites, Sampling sampling,
+        Map<String, Cache> caches) {
 
     /**
      * The connector's heartbeats.
@@ -139,6 +141,18 @@ public record CdcInvalidationProperties(Boolean enabled, String bootstrapServers
      *        response carries the position its request's transactions wrote (with enabled); false unless set
      */
     public record ReadYourWrites(Boolean enabled, Duration maxWait, Boolean positionHeader) {
+    }
+
+    /**
+     * Consistency sampling: a share of the cache hits served through a loader (get with a value loader, e.g.
+     * {@code @Cacheable(sync = true)}) is re-read through that loader on a background thread and compared with the
+     * cached value; results in cdc.client.consistency.* metrics and the consistency-stale health problem.
+     *
+     * @param oneIn re-read one hit in this many, on average; 0 (the default) is off and costs nothing
+     * @param maxPerSecond at most this many re-reads a second over all caches: the extra database load; 10 unless set
+     * @param window the span the consistency nines and the stale health problem look back over; 1h unless set
+     */
+    public record Sampling(Integer oneIn, Integer maxPerSecond, Duration window) {
     }
 
     /**

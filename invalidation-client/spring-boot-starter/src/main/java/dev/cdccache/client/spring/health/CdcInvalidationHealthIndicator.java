@@ -17,7 +17,8 @@ import org.springframework.boot.health.contributor.Status;
 
 /**
  * The client's health from its {@link ClientProblem problems} (those {@link StatusProblems} reads from the
- * client's status, plus any from {@link ClientProblemSource} beans):
+ * client's status, those {@link ConsistencyProblems} reads from the consistency sampler, plus any from
+ * {@link ClientProblemSource} beans):
  * <ul>
  *   <li>{@code UP}: ready, fresh, no problem;</li>
  *   <li>the problem status (default {@code DOWN}) if any problem {@linkplain ClientProblem.Severity#REQUIRES_ACTION
@@ -67,6 +68,7 @@ public class CdcInvalidationHealthIndicator extends AbstractHealthIndicator {
         this.problemStatus = new Status(problemStatus);
         List<ClientProblemSource> all = new ArrayList<>();
         all.add(new StatusProblems());
+        all.add(new ConsistencyProblems());
         all.addAll(extraSources);
         this.sources = List.copyOf(all);
     }

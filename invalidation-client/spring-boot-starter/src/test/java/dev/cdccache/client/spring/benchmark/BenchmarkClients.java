@@ -39,9 +39,15 @@ final class BenchmarkClients {
      * and a benchmark would measure misses.
      */
     static InvalidationClient readyClient(StalenessPolicy policy, StalenessCheck check) {
+        return readyClient(policy, check, 0);
+    }
+
+    /** {@link #readyClient(StalenessPolicy, StalenessCheck)} with consistency sampling of one hit in {@code oneIn}. */
+    static InvalidationClient readyClient(StalenessPolicy policy, StalenessCheck check, int samplingOneIn) {
         InvalidationClientConfig.Builder builder = InvalidationClientConfig.builder().bootstrapServers("in-memory:0")
                 .stalenessPolicy(policy)
                 .heartbeatRequired(false)
+                .samplingOneIn(samplingOneIn)
                 .cache(CacheDefinition.builder("items").table("shop.item").keyColumns("id").spec(SPEC).build());
         if (check != null) {
             builder.stalenessCheck(check);

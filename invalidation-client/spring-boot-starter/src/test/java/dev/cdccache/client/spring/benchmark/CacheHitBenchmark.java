@@ -52,6 +52,9 @@ public class CacheHitBenchmark {
     private InvalidationClient scheduledCheckClient;
     private InvalidatingCache<Long, String> scheduledCheckCache;
     private InvalidationClient everyHitCheckClient;
+    /** The default client with consistency sampling on (one hit in 1,000, at most 10 re-reads a second). */
+    private InvalidationClient sampledClient;
+    private InvalidatingCache<Long, String> sampledCache;
     private InvalidatingCache<Long, String> everyHitCheckCache;
     /** The client caches above, filled and checked alike. */
     private List<InvalidatingCache<Long, String>> clientCaches;
@@ -75,7 +78,10 @@ public class CacheHitBenchmark {
         scheduledCheckCache = scheduledCheckClient.cache("items");
         everyHitCheckClient = BenchmarkClients.readyClient(StalenessPolicy.BYPASS_CACHE, StalenessCheck.EVERY_HIT);
         everyHitCheckCache = everyHitCheckClient.cache("items");
-        clientCaches = List.of(invalidatingCache, serveStaleCache, scheduledCheckCache, everyHitCheckCache);
+        sampledClient = BenchmarkClients.readyClient(StalenessPolicy.BYPASS_CACHE, null, 1_000);
+        sampledCache = sampledClient.cache("items");
+        clientCaches = List.of(invalidatingCache, serveStaleCache, scheduledCheckCache, everyHitCheckCache,
+                sampledCache);
         springCdcCache = new CdcCacheManager(client).getCache("items");
         springCdcCacheScheduledCheck = new CdcCacheManager(scheduledCheckClient).getCache("items");
         springCdcCacheEveryHitCheck = new CdcCacheManager(everyHitCheckClient).getCache("items");
@@ -126,6 +132,7 @@ public class CacheHitBenchmark {
         serveStaleClient.close();
         scheduledCheckClient.close();
         everyHitCheckClient.close();
+        sampledClient.close();
     }
 
     private Long nextKey() {
@@ -179,6 +186,21 @@ public class CacheHitBenchmark {
     @Benchmark
     public String invalidatingCacheGetWithLoader() {
         return invalidatingCache.get(nextKey(), key -> "loaded");
+    }
+
+    /** {@link #invalidatingCacheGetWithLoader()} with consistency sampling off: the loader is the same as the sampled one's. */
+    @Benchmark
+    public String invalidatingCacheGetWithLoaderSamplingOff() {
+        return invalidatingCache.get(nextKey(), BenchmarkClients::valueOf);
+    }
+
+    /**
+     * The same hit with consistency sampling on ({@code sampling.one-in: 1000}): one {@code ThreadLocalRandom} draw
+     * per hit, and one hit in 1,000 handed to the sampler's thread (at most 10 a second).
+     */
+    @Benchmark
+    public String invalidatingCacheGetWithLoaderSamplingOn() {
+        return sampledCache.get(nextKey(), BenchmarkClients::valueOf);
     }
 
     @Benchmark

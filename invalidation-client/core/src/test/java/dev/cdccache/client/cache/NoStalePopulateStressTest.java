@@ -61,13 +61,16 @@ class NoStalePopulateStressTest {
         List<String> violations = java.util.Collections.synchronizedList(new ArrayList<>());
         AtomicLong checks = new AtomicLong();
         AtomicBoolean running = new AtomicBoolean(true);
+        // The consumer stops only once no writer can commit any more: a writer still in its loop body when running
+        // turns false commits one more version, whose invalidation must still be applied.
+        AtomicBoolean writersDone = new AtomicBoolean(false);
         ExecutorService threads = Executors.newFixedThreadPool(9);
         List<Future<?>> tasks = new ArrayList<>();
         AtomicLong operations = new AtomicLong();
 
         // Consumer thread: applies invalidations in commit order, like the Kafka consumer.
         Future<?> consumer = threads.submit(() -> {
-            while (running.get() || !pipeline.isEmpty()) {
+            while (!writersDone.get() || !pipeline.isEmpty()) {
                 long[] change = pipeline.poll(1, TimeUnit.MILLISECONDS);
                 if (change == null) {
                     continue;
@@ -156,6 +159,7 @@ class NoStalePopulateStressTest {
         for (Future<?> task : tasks) {
             task.get(10, TimeUnit.SECONDS);
         }
+        writersDone.set(true);
         consumer.get(10, TimeUnit.SECONDS);
         refresher.shutdown();
         assertThat(refresher.awaitTermination(10, TimeUnit.SECONDS)).isTrue();

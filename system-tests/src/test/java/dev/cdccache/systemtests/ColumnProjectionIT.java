@@ -69,12 +69,11 @@ class ColumnProjectionIT {
     }
 
     @AfterAll
-    static void stopEverything() {
-        if (client != null) {
-            client.close();
-        }
-        if (connector != null) {
-            connector.stop();
+    static void stopEverything() throws Exception {
+        for (AutoCloseable started : new AutoCloseable[] {client, connector}) { // the client first: it reads the connector
+            if (started != null) {
+                started.close();
+            }
         }
     }
 

@@ -55,6 +55,19 @@ class StartupErrorsIT {
     }
 
     @Test
+    void aColumnProjectionLeavingOutThePrimaryKeyFailsNamingTheColumn(LocalStack stack) {
+        Map<String, String> settings = settings(stack, "projection-without-key");
+        stack.mariaDb().execute(DB, "CREATE TABLE IF NOT EXISTS projected (id INT PRIMARY KEY, code VARCHAR(32), note VARCHAR(32))");
+        settings.put("cdc.connector.tables[1]", DB + ".projected");
+        settings.put("cdc.connector.columns.include[0]", DB + ".projected.code");
+
+        StartupCheckException failure = startupFailure(settings);
+        assertThat(failure.getMessage()).contains("cdc.connector.columns.include leaves the key column(s) errors_db.projected.id"
+                + " (primary key) out of the events");
+        assertThat(failure.fix()).contains("Add these columns to cdc.connector.columns.include");
+    }
+
+    @Test
     void wrongPasswordFailsNamingTheSettings(LocalStack stack) {
         Map<String, String> settings = settings(stack, "wrong-password");
         settings.put("cdc.connector.database.password", "not-the-password");

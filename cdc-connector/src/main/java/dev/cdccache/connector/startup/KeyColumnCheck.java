@@ -7,10 +7,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -20,6 +23,11 @@ import java.util.regex.PatternSyntaxException;
  * {@code ********} (or a hash, or a prefix) and keep serving the entry of the real key, while the heartbeats prove
  * the table fresh. The key columns are every captured table's primary key and unique keys, as the database reports
  * them, and the columns named in {@code cdc.connector.columns.cache-keys} (other columns cache keys are built from).
+ *
+ * <p>It also refuses a projection ({@code columns.include} or {@code columns.exclude}) that leaves out a primary-key
+ * or {@code cache-keys} column: clients keyed by it would find it missing from every event and evict their whole
+ * cache on each change. Unique keys may be left out (a unique e-mail is often the personal data a projection is
+ * for); clients keyed by one evict conservatively and report the missing column.
  */
 public final class KeyColumnCheck {
 
@@ -36,11 +44,29 @@ public final class KeyColumnCheck {
     private final List<ColumnRewrite> rewrites;
     private final List<CapturedTable> tables;
     private final List<String> cacheKeyColumns;
+    /** {@code columns.include}, lower-case: table ({@code database.table}) to the columns that travel. */
+    private final Map<String, Set<String>> included;
+    /** {@code columns.exclude}, lower-case {@code database.table.column}. */
+    private final Set<String> excluded;
 
     KeyColumnCheck(List<ColumnRewrite> rewrites, List<CapturedTable> tables, List<String> cacheKeyColumns) {
+        this(rewrites, tables, cacheKeyColumns, List.of(), List.of());
+    }
+
+    KeyColumnCheck(List<ColumnRewrite> rewrites, List<CapturedTable> tables, List<String> cacheKeyColumns,
+            List<String> include, List<String> exclude) {
         this.rewrites = rewrites;
         this.tables = tables;
         this.cacheKeyColumns = cacheKeyColumns;
+        Map<String, Set<String>> byTable = new HashMap<>();
+        for (String column : include) {
+            String c = column.trim().toLowerCase(Locale.ROOT);
+            byTable.computeIfAbsent(c.substring(0, c.lastIndexOf('.')), t -> new HashSet<>()).add(c);
+        }
+        this.included = byTable;
+        Set<String> dropped = new HashSet<>();
+        exclude.forEach(c -> dropped.add(c.trim().toLowerCase(Locale.ROOT)));
+        this.excluded = dropped;
     }
 
     /**
@@ -74,21 +100,31 @@ public final class KeyColumnCheck {
                 rewrites.add(new ColumnRewrite(setting, patterns));
             }
         });
-        return new KeyColumnCheck(rewrites, tables, properties.getColumns().getCacheKeys().stream().map(String::trim).toList());
+        ConnectorProperties.Columns columns = properties.getColumns();
+        return new KeyColumnCheck(rewrites, tables, columns.getCacheKeys().stream().map(String::trim).toList(),
+                columns.getInclude(), columns.getExclude());
     }
 
-    /** Whether any setting rewrites column values, i.e. whether there is anything to check. */
+    /** Whether any setting rewrites column values or leaves columns out, i.e. whether there is anything to check. */
     public boolean hasRewrites() {
-        return !rewrites.isEmpty();
+        return !rewrites.isEmpty() || !included.isEmpty() || !excluded.isEmpty();
+    }
+
+    /** Whether the projection ({@code columns.include} / {@code columns.exclude}) leaves {@code column} out of events. */
+    private boolean leftOut(String qualifiedColumn) {
+        String c = qualifiedColumn.toLowerCase(Locale.ROOT);
+        Set<String> kept = included.get(c.substring(0, c.lastIndexOf('.')));
+        return excluded.contains(c) || (kept != null && !kept.contains(c));
     }
 
     /**
-     * Reads the captured tables' primary and unique keys and refuses every rewrite of a key column.
+     * Reads the captured tables' primary and unique keys and refuses every rewrite of a key column, and a projection
+     * that leaves out a primary-key or cache-keys column.
      *
      * @throws StartupCheckException naming each setting and the key columns it would rewrite
      */
     public void verify(Connection connection) throws SQLException {
-        if (rewrites.isEmpty()) {
+        if (!hasRewrites()) {
             return;
         }
         Map<String, String> keyColumns = new LinkedHashMap<>(); // database.table.column -> why it is a key
@@ -129,9 +165,22 @@ public final class KeyColumnCheck {
             throw new StartupCheckException(String.join("; ", problems) + ". Clients evict cached entries by these"
                     + " columns' values: they would evict the rewritten value and keep serving the real key's entry.",
                     "Take the key columns out of these settings (name the columns to rewrite one by one instead of a"
-                            + " pattern that matches a key). A column that must not travel can be left out instead"
-                            + " (cdc.connector.columns.exclude, or columns.include with only the key columns): clients"
-                            + " then evict safely.");
+                            + " pattern that matches a key). A unique-key column that must not travel, and that is neither the"
+                            + " primary key nor in cdc.connector.columns.cache-keys, can be left out instead"
+                            + " (cdc.connector.columns.exclude, or columns.include without it): clients keyed by it"
+                            + " then evict their whole cache on each change and report the missing column.");
+        }
+        List<String> leftOut = keyColumns.entrySet().stream()
+                .filter(key -> !key.getValue().startsWith("unique key") && leftOut(key.getKey()))
+                .map(key -> key.getKey() + " (" + key.getValue() + ")").toList();
+        if (!leftOut.isEmpty()) {
+            throw new StartupCheckException("cdc.connector.columns." + (excluded.isEmpty() ? "include" : "exclude")
+                    + " leaves the key column(s) " + String.join(", ", leftOut) + " out of the events. Clients keyed by"
+                    + " them could not tell which entries a change concerns and would evict their whole cache on every"
+                    + " change.", excluded.isEmpty()
+                            ? "Add these columns to cdc.connector.columns.include: a projection keeps the primary key"
+                                    + " and every cache-keys column of the tables it names."
+                            : "Take these columns out of cdc.connector.columns.exclude.");
         }
     }
 

@@ -73,6 +73,8 @@ public final class ConnectorLatencyBenchmark {
     private final Map<String, Long> committedAt = new ConcurrentHashMap<>();
     private final Map<String, Long> receivedAt = new ConcurrentHashMap<>();
     private final AtomicLong bulkEvents = new AtomicLong();
+    /** Record value bytes of the bulk's events: what a column projection saves on the wire and in the topic. */
+    private final AtomicLong bulkBytes = new AtomicLong();
     private final AtomicLong lastBulkEventNanos = new AtomicLong();
     private volatile int bulkVersion = -1;
     private final Path outDir = Path.of(System.getProperty("bench.out", MODULE_TARGET.resolve("bench").toString()));
@@ -397,6 +399,7 @@ public final class ConnectorLatencyBenchmark {
     private String bulk(Connection connection, int rows, JavaProcess profiled) throws Exception {
         clear();
         bulkEvents.set(0);
+        bulkBytes.set(0);
         bulkVersion = nextVersion++;
         int smallVersion = nextVersion++;
         Path recording = null;
@@ -442,9 +445,9 @@ public final class ConnectorLatencyBenchmark {
         }
         return String.format("bulk     UPDATE of %d rows in one transaction: statement %.2f s, all %d events in Kafka after %.2f s"
                         + " -> %.0f row changes/s (last event %.2f s after the commit returned); a single-row change committed"
-                        + " right after it waited %.2f s%s",
+                        + " right after it waited %.2f s; %.0f B per event value%s",
                 rows, (committed - start) / 1e9, bulkEvents.get(), seconds, bulkEvents.get() / seconds, (last - committed) / 1e9,
-                smallWait, cpu);
+                smallWait, bulkBytes.get() / (double) Math.max(1, bulkEvents.get()), cpu);
     }
 
     private static void jcmd(long pid, String... command) throws Exception {
@@ -561,6 +564,7 @@ public final class ConnectorLatencyBenchmark {
                         int after = indexOf(value, AFTER, 0);
                         long version = after < 0 ? -1 : numberAfter(value, versionField, after);
                         if (version == bulkVersion) {
+                            bulkBytes.addAndGet(value.length);
                             bulkEvents.incrementAndGet();
                             lastBulkEventNanos.set(now);
                         } else if (version >= 0) {

@@ -100,4 +100,53 @@ class KeyColumnCheckTest {
         StartupCheckException failure = catchThrowableOfType(StartupCheckException.class, () -> KeyColumnCheck.of(p, TABLES));
         assertThat(failure.getMessage()).contains("cdc.connector.debezium.column.mask.with.8.chars is not a list of regular expressions");
     }
+
+    private static StartupCheckException leftOut(ConnectorProperties p) {
+        KeyColumnCheck check = KeyColumnCheck.of(p, TABLES);
+        assertThat(check.hasRewrites()).as("a projection is something to check").isTrue();
+        StartupCheckException failure = catchThrowableOfType(StartupCheckException.class, () -> check.verify(KEYS));
+        assertThat(failure).as("must be refused").isNotNull();
+        return failure;
+    }
+
+    @Test
+    void aProjectionWithoutThePrimaryKeyIsRefusedNamingTheColumn() {
+        ConnectorProperties p = properties();
+        p.getColumns().setInclude(List.of("shop.coupon.code", "shop.coupon.place_id"));
+
+        StartupCheckException failure = leftOut(p);
+        assertThat(failure.getMessage()).contains("cdc.connector.columns.include leaves the key column(s) shop.coupon.id"
+                + " (primary key) out of the events").doesNotContain("shop.coupon.code");
+        assertThat(failure.fix()).contains("Add these columns to cdc.connector.columns.include");
+    }
+
+    @Test
+    void aProjectionWithoutADeclaredCacheKeyColumnIsRefused() {
+        ConnectorProperties p = properties();
+        p.getColumns().setInclude(List.of("shop.coupon.ID"));
+
+        assertThat(leftOut(p).getMessage()).contains("shop.coupon.code (cdc.connector.columns.cache-keys)")
+                .doesNotContain("shop.coupon.id (primary key)");
+    }
+
+    @Test
+    void excludingAPrimaryKeyColumnIsRefused() {
+        ConnectorProperties p = properties();
+        p.getColumns().setExclude(List.of("shop.coupon.id", "shop.coupon.owner_email"));
+
+        StartupCheckException failure = leftOut(p);
+        assertThat(failure.getMessage()).contains("cdc.connector.columns.exclude leaves the key column(s) shop.coupon.id");
+        assertThat(failure.fix()).contains("Take these columns out of cdc.connector.columns.exclude");
+    }
+
+    @Test
+    void aProjectionKeepingTheKeyAndCacheKeyColumnsIsAccepted() {
+        ConnectorProperties p = properties();
+        p.getColumns().setInclude(List.of("shop.coupon.id", "shop.coupon.code"));
+        Map<String, String> withUniqueKey = new java.util.HashMap<>(KEYS);
+        // a unique key no cache is declared to use may be left out: it is often the personal data being left out
+        withUniqueKey.put("shop.coupon.owner_email", "unique key uk_email");
+
+        assertThatCode(() -> KeyColumnCheck.of(p, TABLES).verify(withUniqueKey)).doesNotThrowAnyException();
+    }
 }

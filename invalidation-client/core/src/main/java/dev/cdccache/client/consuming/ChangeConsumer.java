@@ -135,7 +135,8 @@ public final class ChangeConsumer implements Runnable {
                 setup.metrics(), new BadInputLog(config.clock()), config.listeners(), config.clock(),
                 config.maxMessageBytes(), config.heartbeatRequired(), maxClockSkewMillis, proven);
         ProblemReporter problems = new ProblemReporter(guard, setup.caches(), topics, coverage, setup.metrics(),
-                config.heartbeatTopic(), config.requireTopics(), config.heartbeatRequired(), maxClockSkewMillis);
+                config.heartbeatTopic(), config.requireTopics(), config.heartbeatRequired(), maxClockSkewMillis,
+                setup.router()::missingColumns);
         this.policyCheck = new TopicPolicyCheck(setup.topicPolicies(), setup.router().topics());
         this.prover = new PositionProver(consumer, topics, coverage, policyCheck, guard, setup.caches(), problems,
                 setup.metrics(), config.clock(), setup.onReady(), requestTimeout, config.positionCheckInterval(),

@@ -1,11 +1,13 @@
 package dev.cdccache.client.consuming;
 
+import dev.cdccache.client.eviction.EvictionRouter;
 import dev.cdccache.client.metrics.ClientMetrics;
 import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.FreshnessProblem;
 import dev.cdccache.client.staleness.HeartbeatCoverage;
 import dev.cdccache.client.staleness.StalenessGuard;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -15,6 +17,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +41,8 @@ final class ProblemReporter {
     private final boolean heartbeatRequired;
     private final long maxStalenessMillis;
     private final long maxClockSkewMillis;
+    /** The key columns the latest events of a bound topic lacked (the router's, read at each check). */
+    private final Supplier<Collection<EvictionRouter.MissingColumn>> missingColumns;
     private Set<String> warnedSilent = Set.of();
     private Set<String> warnedSkewed = Set.of();
     private Set<String> warnedMissing = Set.of();
@@ -48,6 +53,16 @@ final class ProblemReporter {
     ProblemReporter(StalenessGuard guard, List<CacheFreshness> caches, TopicAssignment topics,
             HeartbeatCoverage coverage, ClientMetrics metrics, String heartbeatTopic, boolean requireTopics,
             boolean heartbeatRequired, long maxClockSkewMillis) {
+        this(guard, caches, topics, coverage, metrics, heartbeatTopic, requireTopics, heartbeatRequired,
+                maxClockSkewMillis, List::of);
+    }
+
+    /** @param missingColumns the key columns events lacked ({@link EvictionRouter#missingColumns()}) */
+    ProblemReporter(StalenessGuard guard, List<CacheFreshness> caches, TopicAssignment topics,
+            HeartbeatCoverage coverage, ClientMetrics metrics, String heartbeatTopic, boolean requireTopics,
+            boolean heartbeatRequired, long maxClockSkewMillis,
+            Supplier<Collection<EvictionRouter.MissingColumn>> missingColumns) {
+        this.missingColumns = missingColumns;
         this.guard = guard;
         this.caches = List.copyOf(caches);
         this.topics = topics;
@@ -106,6 +121,14 @@ final class ProblemReporter {
         for (String topic : topics.unavailableTopics()) {
             problems.add(new FreshnessProblem(FreshnessProblem.Kind.PARTITIONS_UNAVAILABLE, topic, cachesOf(topic),
                     "the log end of partitions of " + topic + " cannot be looked up (no leader or broker down)"));
+        }
+        // The router warned when it first saw each; here they make the caches not fresh and show in health.
+        for (EvictionRouter.MissingColumn missing : missingColumns.get()) {
+            problems.add(new FreshnessProblem(FreshnessProblem.Kind.MISSING_COLUMN, missing.topic(),
+                    Set.of(missing.cache()), "events of " + missing.topic() + " lack column '" + missing.column()
+                            + "', which cache " + missing.cache() + " derives its keys from: each change evicts the"
+                            + " whole cache; add the column to the connector's cdc.connector.columns.include (or take"
+                            + " it out of columns.exclude), or fix the cache's key-columns"));
         }
         if (heartbeatRequired) {
             uncoveredTables(check, now, readyAtMillis, problems);

@@ -9,12 +9,16 @@ import dev.cdccache.client.parsing.ChangeEvent;
 import dev.cdccache.client.parsing.Operation;
 import dev.cdccache.client.position.AppliedPositions;
 import dev.cdccache.contract.ReducedEvent;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -25,7 +29,26 @@ import tools.jackson.databind.JsonNode;
 @Internal
 public final class EvictionRouter {
 
+    /**
+     * A key column a cache reads that the last event of its topic did not carry at all: the connector's column
+     * projection ({@code columns.include} / {@code columns.exclude}) leaves it out, or the column was dropped or
+     * renamed. Each such event evicts the whole cache; this is what health reports meanwhile.
+     *
+     * @param topic the change topic
+     * @param cache the cache whose key mapping reads the column
+     * @param column the missing column
+     */
+    public record MissingColumn(String topic, String cache, String column) {
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(EvictionRouter.class);
+
     private final Map<String, List<CacheBinding>> bindingsByTopic;
+    /**
+     * Per cache, the column its last event lacked; removed when an event carries all of it again. Written by the
+     * consumer thread, read by the position check.
+     */
+    private final Map<String, MissingColumn> missingColumns = new ConcurrentHashMap<>();
     private final ClientMetrics metrics;
     private final BadInputLog badInput;
     private final AppliedPositions positions;
@@ -73,6 +96,11 @@ public final class EvictionRouter {
             }
         }
         return columns;
+    }
+
+    /** The key columns the latest events lacked, one per cache (health reports them as problems). */
+    public Collection<MissingColumn> missingColumns() {
+        return List.copyOf(missingColumns.values());
     }
 
     /** Applies one parsed event. */
@@ -174,8 +202,22 @@ public final class EvictionRouter {
             firstKey = first == null ? null : binding.keyMapper().keyOf(first);
             secondKey = second == null ? null : binding.keyMapper().keyOf(second);
         } catch (KeyMappingException e) {
+            if (e.missingColumn() != null) {
+                MissingColumn missing = new MissingColumn(event.topic(), binding.cache().name(), e.missingColumn());
+                if (!missing.equals(missingColumns.put(binding.cache().name(), missing))) {
+                    // once per column, beside the rate-limited bad-input log: the remedy is a setting, not the data
+                    LOG.warn("Events of {} lack column '{}', which cache {} derives its keys from: every change of the"
+                            + " table evicts the whole cache and the cache is not fresh until events carry the column"
+                            + " again. Add it to the connector's cdc.connector.columns.include (or take it out of"
+                            + " columns.exclude), or fix the cache's key-columns", event.topic(), e.missingColumn(),
+                            binding.cache().name());
+                }
+            }
             unmappable(binding, event, e.getMessage());
             return;
+        }
+        if (!missingColumns.isEmpty() && missingColumns.remove(binding.cache().name()) != null) {
+            LOG.info("Events of {} carry the key columns of cache {} again", event.topic(), binding.cache().name());
         }
         if (firstKey != null) {
             binding.cache().invalidate(firstKey);

@@ -61,7 +61,7 @@ public final class KeyMapper {
     private static JsonNode column(JsonNode row, String column) throws KeyMappingException {
         JsonNode value = row.get(column);
         if (value == null || value.isMissingNode()) {
-            throw new KeyMappingException("column '" + column + "' is missing from the row");
+            throw KeyMappingException.missing(column);
         }
         if (value.isNull()) {
             throw new KeyMappingException("column '" + column + "' is null");

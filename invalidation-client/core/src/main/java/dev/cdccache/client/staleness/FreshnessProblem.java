@@ -56,7 +56,14 @@ public record FreshnessProblem(Kind kind, String subject, Set<String> caches, St
          * earlier changes, so a client reading compacted segments would miss evictions. A configuration error: use
          * {@code cleanup.policy=delete} for change topics.
          */
-        COMPACTED_TOPIC(true);
+        COMPACTED_TOPIC(true),
+        /**
+         * The events of a bound topic lack a column a cache derives its keys from (the connector's column projection
+         * leaves it out, or the column was dropped or renamed): every change evicts that whole cache. A
+         * configuration error: send the column, or fix the cache's key columns. Gone with the first event that
+         * carries the column again.
+         */
+        MISSING_COLUMN(true);
 
         private final boolean configuration;
 

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.cdccache.client.StalenessPolicy;
+import dev.cdccache.client.eviction.EvictionRouter;
 import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.FreshnessProblem;
 import dev.cdccache.client.staleness.FreshnessProblem.Kind;
@@ -80,5 +81,26 @@ class ProblemReporterTest {
                         tuple(Kind.CLOCK_SKEW, "c2"));
         assertThat(parts.guard.status().problems()).filteredOn(p -> p.kind() == Kind.SILENT_CONNECTOR)
                 .singleElement().satisfies(p -> assertThat(p.message()).contains("'c1'"));
+    }
+
+    @Test
+    void aKeyColumnEventsLackIsAConfigurationProblemOfItsCacheNamingTheColumn() {
+        List<EvictionRouter.MissingColumn> missing = new java.util.ArrayList<>(
+                List.of(new EvictionRouter.MissingColumn(COUPON, "coupons", "place_id")));
+        ProblemReporter reporter = new ProblemReporter(parts.guard, List.of(parts.freshness, other), topics, coverage,
+                parts.metrics, HEARTBEAT, true, false, 250, () -> missing);
+        reporter.publish(check(Set.of()), Set.of(), parts.clock.get(), parts.clock.get());
+
+        assertThat(parts.cacheGuard.status().problems()).singleElement().satisfies(p -> {
+            assertThat(p.kind()).isEqualTo(Kind.MISSING_COLUMN);
+            assertThat(p.kind().configuration()).isTrue();
+            assertThat(p.message()).contains("lack column 'place_id'").contains("cdc.connector.columns.include");
+        });
+        assertThat(parts.cacheGuard.status().fresh()).as("not fresh while events lack the column").isFalse();
+        assertThat(other.guard().status().problems()).as("another cache is not concerned").isEmpty();
+
+        missing.clear();
+        reporter.publish(check(Set.of()), Set.of(), parts.clock.get(), parts.clock.get());
+        assertThat(parts.cacheGuard.status().problems()).as("gone once events carry it").isEmpty();
     }
 }

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cdccache.client.InvalidationListener;
+import dev.cdccache.client.eviction.EvictionRouter;
 import dev.cdccache.client.metrics.BadInputLog;
 import dev.cdccache.client.metrics.ErrorReason;
 import dev.cdccache.client.parsing.RowColumns;
@@ -146,5 +147,30 @@ class RecordApplierTest {
                 null));
         assertThat(rows).singleElement().satisfies(row -> assertThat(row.propertyNames())
                 .containsExactlyInAnyOrder("id", "code", "stamp"));
+    }
+
+    @Test
+    void anEventLackingAKeyColumnEvictsTheWholeCacheAndNamesTheColumnUntilAnEventCarriesItAgain() {
+        parts.load(1);
+        parts.load(2);
+        // a connector projection that left the cache's key column "id" out of the row images
+        applier().apply(record(COUPON, 1, "{\"op\":\"u\",\"before\":{\"code\":\"A\"},\"after\":{\"code\":\"B\"}}", null));
+
+        assertThat(parts.cached(1)).as("conservative: nothing of the cache survives").isFalse();
+        assertThat(parts.cached(2)).isFalse();
+        assertThat(parts.metrics.errorCount(ErrorReason.UNMAPPABLE_KEY)).isEqualTo(1);
+        assertThat(parts.router.missingColumns()).containsExactly(new EvictionRouter.MissingColumn(COUPON, "coupons", "id"));
+
+        parts.load(2);
+        applier().apply(record(COUPON, 2, update(1), null));
+        assertThat(parts.router.missingColumns()).as("the column is back").isEmpty();
+        assertThat(parts.cached(2)).as("evicted by key again").isTrue();
+    }
+
+    @Test
+    void aNullKeyValueIsNotAMissingColumn() {
+        applier().apply(record(COUPON, 1, "{\"op\":\"u\",\"before\":{\"id\":null},\"after\":{\"id\":null}}", null));
+        assertThat(parts.metrics.errorCount(ErrorReason.UNMAPPABLE_KEY)).isEqualTo(1);
+        assertThat(parts.router.missingColumns()).isEmpty();
     }
 }

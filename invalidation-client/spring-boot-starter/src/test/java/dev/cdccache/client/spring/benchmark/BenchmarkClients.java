@@ -5,13 +5,20 @@ import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.InvalidationClientConfig;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
+import dev.cdccache.client.consuming.ChangeConsumer;
+import dev.cdccache.client.position.CommitPosition;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
 
 /** A ready client over an in-memory Kafka (no broker), so benchmarks measure the cache path only. */
 final class BenchmarkClients {
@@ -44,6 +51,28 @@ final class BenchmarkClients {
 
     /** {@link #readyClient(StalenessPolicy, StalenessCheck)} with consistency sampling of one hit in {@code oneIn}. */
     static InvalidationClient readyClient(StalenessPolicy policy, StalenessCheck check, int samplingOneIn) {
+        return readyClient(policy, check, samplingOneIn, null);
+    }
+
+    /**
+     * A ready client with the default settings whose consumer has applied one change committed at {@code gtid}
+     * (a row no benchmark reads), so that a read floor at or below that position is proven applied.
+     */
+    static InvalidationClient readyClientThatApplied(String gtid) {
+        InvalidationClient client = readyClient(StalenessPolicy.BYPASS_CACHE, null, 0, gtid);
+        CommitPosition position = CommitPosition.parse(gtid).orElseThrow();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!client.readYourWrites().isApplied("items", position)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the change at " + gtid + " was not applied: " + client.status());
+            }
+            Thread.onSpinWait();
+        }
+        return client;
+    }
+
+    private static InvalidationClient readyClient(StalenessPolicy policy, StalenessCheck check, int samplingOneIn,
+            String appliedGtid) {
         InvalidationClientConfig.Builder builder = InvalidationClientConfig.builder().bootstrapServers("in-memory:0")
                 .stalenessPolicy(policy)
                 .heartbeatRequired(false)
@@ -81,6 +110,15 @@ final class BenchmarkClients {
                 throw new IllegalStateException("client not fresh: " + client.status());
             }
             Thread.onSpinWait();
+        }
+        if (appliedGtid != null) {
+            byte[] value = ("{\"op\":\"u\",\"before\":{\"id\":-1},\"after\":{\"id\":-1},\"source\":{\"gtid\":\""
+                    + appliedGtid + "\"}}").getBytes(StandardCharsets.UTF_8);
+            RecordHeaders headers = new RecordHeaders();
+            headers.add(ChangeConsumer.CONNECTOR_HEADER, "benchmark".getBytes(StandardCharsets.UTF_8));
+            consumer.addRecord(new ConsumerRecord<>("cdc.shop.item", 0, 0, ConsumerRecord.NO_TIMESTAMP,
+                    TimestampType.NO_TIMESTAMP_TYPE, -1, value.length, null, value, headers, Optional.empty()));
+            consumer.updateEndOffsets(Map.of(new TopicPartition("cdc.shop.item", 0), 1L));
         }
         return client;
     }

@@ -6,6 +6,8 @@ import dev.cdccache.client.InvalidatingCache;
 import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
+import dev.cdccache.client.position.CommitPosition;
+import dev.cdccache.client.position.ReadYourWrites;
 import dev.cdccache.client.spring.CdcCacheManager;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +47,8 @@ import org.springframework.cache.caffeine.CaffeineCache;
 public class CacheHitBenchmark {
 
     private static final int KEYS = 1 << 12;
+    /** The position of the write the read-your-writes benchmarks read after; applied before they start. */
+    private static final CommitPosition WRITTEN = CommitPosition.parse("0-1-10").orElseThrow();
 
     private InvalidationClient client;
     private InvalidationClient serveStaleClient;
@@ -56,6 +60,12 @@ public class CacheHitBenchmark {
     private InvalidationClient sampledClient;
     private InvalidatingCache<Long, String> sampledCache;
     private InvalidatingCache<Long, String> everyHitCheckCache;
+    /**
+     * The default client after this instance wrote: its consumer applied the change at {@link #WRITTEN}, and the
+     * instance read floor (read-your-writes) is raised to it.
+     */
+    private InvalidationClient flooredClient;
+    private InvalidatingCache<Long, String> flooredCache;
     /** The client caches above, filled and checked alike. */
     private List<InvalidatingCache<Long, String>> clientCaches;
     private Cache<Long, String> bareCaffeine;
@@ -80,8 +90,10 @@ public class CacheHitBenchmark {
         everyHitCheckCache = everyHitCheckClient.cache("items");
         sampledClient = BenchmarkClients.readyClient(StalenessPolicy.BYPASS_CACHE, null, 1_000);
         sampledCache = sampledClient.cache("items");
+        flooredClient = BenchmarkClients.readyClientThatApplied("0-1-10");
+        flooredCache = flooredClient.cache("items");
         clientCaches = List.of(invalidatingCache, serveStaleCache, scheduledCheckCache, everyHitCheckCache,
-                sampledCache);
+                sampledCache, flooredCache);
         springCdcCache = new CdcCacheManager(client).getCache("items");
         springCdcCacheScheduledCheck = new CdcCacheManager(scheduledCheckClient).getCache("items");
         springCdcCacheEveryHitCheck = new CdcCacheManager(everyHitCheckClient).getCache("items");
@@ -109,6 +121,8 @@ public class CacheHitBenchmark {
         for (Long key : keys) {
             springCaffeineCache.get(key, () -> BenchmarkClients.valueOf(key));
         }
+        // Raised after the fill: the first read under it proves it applied and reopens the gate.
+        flooredClient.readYourWrites().raiseFloor(WRITTEN);
         if (invalidatingCache.estimatedSize() < KEYS / 2) {
             throw new IllegalStateException("values were not cached");
         }
@@ -133,6 +147,7 @@ public class CacheHitBenchmark {
         scheduledCheckClient.close();
         everyHitCheckClient.close();
         sampledClient.close();
+        flooredClient.close();
     }
 
     private Long nextKey() {
@@ -148,6 +163,28 @@ public class CacheHitBenchmark {
     @Benchmark
     public String invalidatingCacheGetIfPresent() {
         return invalidatingCache.getIfPresent(nextKey());
+    }
+
+    /**
+     * Read-your-writes on the writing instance: a hit after this instance raised its read floor to a write whose
+     * change the consumer has applied. The first read proves the floor and reopens the cache's gate; every later
+     * read pays what a read without any floor pays (one volatile read).
+     */
+    @Benchmark
+    public String invalidatingCacheGetIfPresentUnderAppliedFloor() {
+        return flooredCache.getIfPresent(nextKey());
+    }
+
+    /**
+     * Read-your-writes across instances: one request that carried a position (the {@code Cdc-Position} header, already
+     * applied here) and made one hit. Opening the request floor closes every gate, so the hit looks the floor up
+     * (a thread-local read and a proven-position check) before it is served; closing restores the thread.
+     */
+    @Benchmark
+    public String invalidatingCacheGetIfPresentInRequestFloor() {
+        try (ReadYourWrites.Scope request = flooredClient.readYourWrites().withFloor(WRITTEN)) {
+            return flooredCache.getIfPresent(nextKey());
+        }
     }
 
     /**

@@ -96,9 +96,12 @@ public class ConnectorProperties implements Validator {
     @NotBlank
     private String snapshotMode = "no_data";
 
-    /** How long the engine waits for new binlog events before it hands over a batch. */
+    /**
+     * How long the engine's poll waits for a change when there is none (at most 5 s) before its loop turns. A change
+     * is handed over as soon as it is queued whatever this is, so it sets only how often an idle engine wakes up.
+     */
     @NotNull
-    private Duration pollInterval = Duration.ofMillis(5);
+    private Duration pollInterval = Duration.ofSeconds(1);
 
     /** Largest batch handed to the publisher at once. */
     @Min(1)

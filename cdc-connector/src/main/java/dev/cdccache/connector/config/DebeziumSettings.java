@@ -44,6 +44,12 @@ public final class DebeziumSettings {
     public static final String EXACTLY_ONCE_SUPPORT = "exactly.once.support";
     /** Kafka Connect's connector setting for where a source task's transactions end; the export uses {@code poll}. */
     public static final String TRANSACTION_BOUNDARY = "transaction.boundary";
+    /**
+     * Debezium's {@code poll.interval.ms} in the Kafka Connect export. The plugin's own change-event queue holds every
+     * change until its batch is full or this interval is over, so there it is a wait added to each change, not the
+     * idle wake-up {@code poll-interval} is for the embedded engine (docs/connector.md).
+     */
+    static final String CONNECT_POLL_INTERVAL_MS = "5";
 
     private final ConnectorProperties properties;
 
@@ -225,6 +231,7 @@ public final class DebeziumSettings {
         config.put("transforms.connectorHeader.type", "org.apache.kafka.connect.transforms.InsertHeader");
         config.put("transforms.connectorHeader.header", ConnectorHeader.NAME);
         config.put("transforms.connectorHeader.value.literal", properties.getName());
+        config.put("poll.interval.ms", CONNECT_POLL_INTERVAL_MS);
         config.put("tasks.max", "1");
         // Ordering on Connect (docs/kafka-connect.md, "Ordering"): each poll batch is one Kafka transaction, so a
         // heartbeat becomes visible to read-committed clients only together with every change before it. A worker

@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * <p>Why it exists (docs/connector.md, "Throughput of large transactions and idle cost"):
  * <ul>
  *   <li>Debezium 3.5's {@code poll()} collects records until its batch is full or its poll interval is over, so
- *       every change waits up to the interval (5 ms here) before it is even handed to the producer. This queue
+ *       every change waits up to the interval before it is even handed to the producer. This queue
  *       hands over whatever is queued as soon as there is anything. Batches still fill under load: while the
  *       consumer publishes one batch, the reader keeps queueing, and the next poll takes up to
  *       {@code maxBatchSize} of it at once.</li>

@@ -58,7 +58,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * the baseline's), or directly {@code ./mvnw -B -pl cdc-connector test-compile exec:java
  * -Dbench.connectors=main=/path/main-exec.jar,current=cdc-connector/target/cdc-connector-0.1.0-SNAPSHOT-exec.jar}.
  * Options: {@code -Dbench.changes=1000 -Dbench.lowRate=50 -Dbench.highRate=1000 -Dbench.bulkRows=100000
- * -Dbench.rounds=1 -Dbench.idleSeconds=15}, {@code -Dbench.set.<setting>=<value>} (every connector),
+ * -Dbench.rounds=1 -Dbench.idleSeconds=15 -Dbench.settleSeconds=3 -Dbench.idleWindows=1}, {@code -Dbench.set.<setting>=<value>} (every connector),
  * {@code -Dbench.<name>.set.<setting>=<value>} (one build), {@code -Dbench.jvm="..."} (extra JVM options of
  * every connector), {@code -Dbench.jfr=true} (a JFR recording of the bulk phase and of the idle phase per
  * connector, summarised by {@link JfrSummary}), {@code -Dbench.debug=true} (slowest events).
@@ -85,6 +85,13 @@ public final class ConnectorLatencyBenchmark {
     private final int bulkRows = Integer.getInteger("bench.bulkRows", 100_000);
     private final int rounds = Integer.getInteger("bench.rounds", 1);
     private final int idleSeconds = Integer.getInteger("bench.idleSeconds", 15);
+    /** Seconds between the warm-up and the idle window, not measured. */
+    private final int settleSeconds = Integer.getInteger("bench.settleSeconds", 3);
+    /**
+     * Consecutive idle windows of {@code idleSeconds} each: the later ones show the idle cost once the JIT compiler has
+     * worked off what the warm-up queued.
+     */
+    private final int idleWindows = Integer.getInteger("bench.idleWindows", 1);
     private final boolean jfr = Boolean.getBoolean("bench.jfr");
     private int nextVersion = 10;
     private final Shape shape = Shape.valueOf(System.getProperty("bench.table", "synthetic").toUpperCase(java.util.Locale.ROOT));
@@ -165,8 +172,9 @@ public final class ConnectorLatencyBenchmark {
                 for (Build build : builds) {
                     lines.add("");
                     lines.add("== " + build.name() + " (" + build.jar() + "), round " + round);
+                    int before = lines.size();
                     lines.addAll(measure(stack, build, round));
-                    System.out.println(String.join(System.lineSeparator(), lines.subList(lines.size() - 6, lines.size())));
+                    System.out.println(String.join(System.lineSeparator(), lines.subList(before - 2, lines.size())));
                 }
             }
         } finally {
@@ -219,8 +227,11 @@ public final class ConnectorLatencyBenchmark {
                 bulk(connection, bulkRows, null);
                 clear();
 
-                Thread.sleep(3_000); // let the warm-up's after-effects (GC, offset flush) settle
-                lines.add(idle(connector, name));
+                // let the warm-up's after-effects (GC, offset flush, the JIT compiler's queue) settle
+                Thread.sleep(TimeUnit.SECONDS.toMillis(settleSeconds));
+                for (int window = 1; window <= idleWindows; window++) {
+                    lines.add(idle(connector, name, window));
+                }
                 lines.add(latency(connection, lowRate));
                 lines.add(latency(connection, highRate));
                 lines.add(bulk(connection, bulkRows, connector));
@@ -273,6 +284,15 @@ public final class ConnectorLatencyBenchmark {
 
     /** CPU time per thread of a process between two snapshots, as "total% (thread% ...)" of one core. */
     private static String cpuReport(long pid, Map<String, long[]> before, Map<String, long[]> after, double seconds) {
+        return cpuReport(pid, before, after, seconds, 6, "%.0f");
+    }
+
+    /**
+     * As {@link #cpuReport(long, Map, Map, double)}, listing the {@code threads} busiest threads with their share in
+     * {@code format} (the idle window's threads take hundredths of a core, so it lists them with decimals).
+     */
+    private static String cpuReport(long pid, Map<String, long[]> before, Map<String, long[]> after, double seconds,
+            int threads, String format) {
         long total = 0;
         Map<String, Long> byName = new LinkedHashMap<>();
         for (Map.Entry<String, long[]> t : after.entrySet()) {
@@ -282,8 +302,8 @@ public final class ConnectorLatencyBenchmark {
             byName.merge(threadName(pid, t.getKey()), ticks, Long::sum);
         }
         StringBuilder top = new StringBuilder(String.format("%.1f%% of one core; threads:", 100.0 * total / CLOCK_TICKS_PER_SECOND / seconds));
-        byName.entrySet().stream().filter(e -> e.getValue() > 0).sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(6)
-                .forEach(e -> top.append(String.format(" %s %.0f%%", e.getKey(), 100.0 * e.getValue() / CLOCK_TICKS_PER_SECOND / seconds)));
+        byName.entrySet().stream().filter(e -> e.getValue() > 0).sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(threads)
+                .forEach(e -> top.append(String.format(" %s " + format + "%%", e.getKey(), 100.0 * e.getValue() / CLOCK_TICKS_PER_SECOND / seconds)));
         return top.toString();
     }
 
@@ -327,13 +347,15 @@ public final class ConnectorLatencyBenchmark {
         return ticks;
     }
 
-    private String idle(JavaProcess connector, String name) throws Exception {
+    private String idle(JavaProcess connector, String name, int window) throws Exception {
+        String loadBefore = loadAverage();
         Map<String, long[]> before = threadTicks(connector.pid());
         long start = System.nanoTime();
         Thread.sleep(TimeUnit.SECONDS.toMillis(idleSeconds));
         double seconds = (System.nanoTime() - start) / 1e9;
-        String report = cpuReport(connector.pid(), before, threadTicks(connector.pid()), seconds);
-        if (jfr) {
+        String report = cpuReport(connector.pid(), before, threadTicks(connector.pid()), seconds, 12, "%.2f")
+                + "; host load average (1 min) " + loadBefore + " before, " + loadAverage() + " after";
+        if (jfr && window == idleWindows) {
             Path recording = outDir.resolve(name + "-idle.jfr");
             jcmd(connector.pid(), "JFR.start", "name=idle", "settings=profile", "filename=" + recording.toAbsolutePath());
             Thread.sleep(TimeUnit.SECONDS.toMillis(idleSeconds));
@@ -341,7 +363,17 @@ public final class ConnectorLatencyBenchmark {
             System.out.println("idle profile of " + name + ":");
             JfrSummary.print(recording, 12);
         }
-        return String.format("idle     %d s without traffic: connector process %s", idleSeconds, report);
+        return String.format("idle     %d s without traffic (window %d, %d s after the warm-up): connector process %s",
+                idleSeconds, window, settleSeconds + (window - 1) * idleSeconds, report);
+    }
+
+    /** The host's one-minute load average: the machine is shared, and the idle figures are only as quiet as it. */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (java.io.IOException e) {
+            return "?";
+        }
     }
 
     /** utime+stime per thread id of a process, in clock ticks. */

@@ -66,7 +66,6 @@ class DebeziumSettingsTest {
                 .containsEntry("heartbeat.interval.ms", "1000")
                 .doesNotContainKey("heartbeat.action.query") // written by HeartbeatWriter on a timer
                 .containsEntry("connect.keep.alive.interval.ms", "2000")
-                .containsEntry("poll.interval.ms", "5")
                 .containsEntry("max.batch.size", "8192")
                 .containsEntry("max.queue.size", "16384");
     }
@@ -78,6 +77,23 @@ class DebeziumSettingsTest {
         assertThat(config.get("heartbeat.action.query")).matches("INSERT INTO cdc_meta\\.heartbeat \\(id, ts, epoch, tables\\)"
                 + " VALUES \\('coupons', UTC_TIMESTAMP\\(6\\), 'connect-[0-9a-f-]{36}', 'coupon_db\\.coupon,coupon_db\\.coupon_attribute'\\)"
                 + " ON DUPLICATE KEY UPDATE ts = VALUES\\(ts\\), epoch = VALUES\\(epoch\\), tables = VALUES\\(tables\\)");
+    }
+
+    @Test
+    void embeddedEngineWakesOncePerSecondWhenIdleByDefault() {
+        // the project's queue hands a change over as soon as it is queued: the interval only paces an idle engine
+        assertThat(new DebeziumSettings(properties()).engineProperties()).containsEntry("poll.interval.ms", "1000");
+    }
+
+    @Test
+    void connectExportKeepsAFiveMillisecondPollIntervalWhateverTheEngineUses() {
+        // on Connect, Debezium's own queue adds up to poll.interval.ms to every change
+        ConnectorProperties p = properties();
+        p.setPollInterval(Duration.ofSeconds(2));
+        @SuppressWarnings("unchecked")
+        Map<String, String> config = (Map<String, String>) new DebeziumSettings(p).connectConfig().get("config");
+        assertThat(config).containsEntry("poll.interval.ms", "5");
+        assertThat(new DebeziumSettings(p).engineProperties()).containsEntry("poll.interval.ms", "2000");
     }
 
     @Test

@@ -67,14 +67,9 @@ public final class ModeComparison {
     public static Run readRun(ResultFile file, String prefix) {
         String stairs = prefix + ".staircase";
         List<RunStep> steps = new ArrayList<>();
-        long count = file.getLong(stairs + ".steps", 0);
-        for (int i = 0; i < count; i++) {
-            String key = stairs + ".step." + i;
-            if (!file.has(key + ".offered_rps")) {
-                continue;
-            }
-            steps.add(new RunStep(file.getDouble(key + ".offered_rps"), file.getDouble(key + ".achieved_rps"),
-                    file.getLong(key + ".ko", 0), LatencySummary.readFrom(file, key),
+        for (String key : Capacity.stepKeys(file, stairs)) {
+            Capacity.Step step = Capacity.step(file, key);
+            steps.add(new RunStep(step.offered(), step.achieved(), step.failed(), step.latency(),
                     file.getDouble(key + ".cpu_ms_per_req", Double.NaN)));
         }
         return new Run((int) file.getLong("run.order", 0), file.get("run.build", "current"), file.get("run.mode", "?"),

@@ -23,8 +23,7 @@ public final class StepCpu {
     private final LongFunction<OptionalDouble> reader;
     /** samples[boundary][process]: CPU seconds at the start of step {@code boundary} (NaN: not read). */
     private final double[][] samples;
-    private long originNanos;
-    private long stepNanos;
+    private boolean started;
 
     /**
      * @param processes the processes to sample
@@ -70,16 +69,20 @@ public final class StepCpu {
     }
 
     /**
-     * Reads now every boundary that is due by {@code nowNanos} but was not read yet (the sampler thread may
-     * not have woken for the last one before the figures are written); does nothing before {@link #startAt}.
+     * Called once the load has ended: reads now the end of the step that was under way (the first boundary not
+     * read yet), since the sampler thread may not have reached it: the last step ends when its last request
+     * does, which can come a little before its nominal end. Later boundaries stay unread (steps never run).
      */
-    public synchronized void sampleDue(long nowNanos) {
-        if (stepNanos == 0) {
+    public synchronized void finish() {
+        if (!started) {
             return;
         }
-        for (int boundary = 0; boundary < samples.length; boundary++) {
-            if (originNanos + boundary * stepNanos <= nowNanos && Double.isNaN(samples[boundary][0])) {
-                sample(boundary);
+        for (int boundary = 1; boundary < samples.length; boundary++) {
+            if (Double.isNaN(samples[boundary][0])) {
+                if (!Double.isNaN(samples[boundary - 1][0])) {
+                    sample(boundary);
+                }
+                return;
             }
         }
     }
@@ -90,8 +93,7 @@ public final class StepCpu {
      */
     public void startAt(long originNanos, long stepNanos) {
         synchronized (this) {
-            this.originNanos = originNanos;
-            this.stepNanos = stepNanos;
+            started = true;
         }
         Thread thread = new Thread(() -> {
             for (int boundary = 0; boundary < samples.length; boundary++) {

@@ -110,7 +110,8 @@ public final class StepRecorder {
     public void writeTo(ResultFile file, String prefix) {
         double seconds = stepNanos / 1e9;
         if (cpu != null) {
-            cpu.sampleDue(System.nanoTime());
+            // figures are written once the load has ended: the step under way then ends now
+            cpu.finish();
         }
         int written = 0;
         for (int i = 0; i < steps.size(); i++) {

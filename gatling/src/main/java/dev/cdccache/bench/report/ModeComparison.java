@@ -197,11 +197,29 @@ public final class ModeComparison {
     }
 
     private String compare(List<RunCapacity> a, List<RunCapacity> b) {
-        double[] va = a.stream().mapToDouble(RunCapacity::value).toArray();
-        double[] vb = b.stream().mapToDouble(RunCapacity::value).toArray();
-        String verdict = compareValues(va, vb, "%.0f", "req/s");
         boolean censored = Stream.concat(a.stream(), b.stream()).anyMatch(c -> c.atLeast() || c.belowLadder());
-        return censored ? verdict + " (some capacities lie outside the ladder: a bound, not a measure)" : verdict;
+        if (!censored) {
+            return compareValues(a.stream().mapToDouble(RunCapacity::value).toArray(),
+                    b.stream().mapToDouble(RunCapacity::value).toArray(), "%.0f", "req/s");
+        }
+        // a capacity outside the ladder is only a bound: no ratio, and an order only where the bounds imply it
+        String each = String.join(", ", a.stream().map(RunCapacity::text).toList()) + " vs "
+                + String.join(", ", b.stream().map(RunCapacity::text).toList()) + " req/s";
+        if (a.size() >= 2 && b.size() >= 2 && (lowest(a) > highest(b) || lowest(b) > highest(a))) {
+            return "the " + (lowest(a) > highest(b) ? "first" : "second") + " higher in every run (" + each
+                    + "), but some capacities lie outside the ladder, so no ratio can be given";
+        }
+        return "not decided: some capacities lie outside the ladder (" + each + "); a ladder reaching past both knees"
+                + " is needed";
+    }
+
+    private static double lowest(List<RunCapacity> capacities) {
+        return capacities.stream().mapToDouble(c -> c.belowLadder() ? 0 : c.value()).min().orElse(0);
+    }
+
+    private static double highest(List<RunCapacity> capacities) {
+        return capacities.stream().mapToDouble(c -> c.atLeast() ? Double.POSITIVE_INFINITY
+                : c.belowLadder() ? c.lowestOffered() : c.value()).max().orElse(0);
     }
 
     /**

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class StepCpuTest {
@@ -67,6 +68,24 @@ class StepCpuTest {
         recorder.writeTo(file, "s");
         assertThat(file.get("s.step.0.cpu_s")).isEqualTo("1.00");
         assertThat(file.get("s.step.0.cpu_ms_per_req")).isEqualTo("1000.000");
+    }
+
+    @Test
+    void theStepUnderWayWhenTheLoadEndsIsReadThenAndLaterStepsStayEmpty() {
+        StepCpu cpu = sampler(3);
+        // boundaries an hour away: the sampler thread reads none of them within this test
+        cpu.startAt(System.nanoTime() + TimeUnit.HOURS.toNanos(1), TimeUnit.SECONDS.toNanos(1));
+        cpuNow.put(1L, 2.0);
+        cpuNow.put(2L, 2.0);
+        cpu.sample(0);
+        cpuNow.put(1L, 2.5);
+        cpu.finish();
+
+        ResultFile file = new ResultFile();
+        cpu.writeTo(file, "s.step.0", 0, 10);
+        cpu.writeTo(file, "s.step.1", 1, 10);
+        assertThat(file.get("s.step.0.cpu_s")).isEqualTo("0.50");
+        assertThat(file.has("s.step.1.cpu_s")).isFalse();
     }
 
     @Test

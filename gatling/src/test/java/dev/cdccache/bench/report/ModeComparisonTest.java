@@ -71,6 +71,20 @@ class ModeComparisonTest {
     }
 
     @Test
+    void capacitiesAtTheTopOfTheirLaddersGetNeitherAnOrderNorARatio() {
+        List<ModeComparison.Run> runs = new ArrayList<>();
+        for (int r = 1; r <= 3; r++) {
+            runs.add(new ModeComparison.Run(2 * r - 1, "current", "none", r, List.of(step(50, 50, 30_000, 6), step(53, 53, 30_000, 6)),
+                    "?", "0", false));
+            runs.add(new ModeComparison.Run(2 * r, "current", "local", r, List.of(step(100, 100, 30_000, 4), step(105, 105, 30_000, 4)),
+                    "?", "0", false));
+        }
+        String report = new ModeComparison(method(), runs, 100_000).render();
+        String verdict = report.lines().filter(l -> l.startsWith("- current none vs current local")).findFirst().orElseThrow();
+        assertThat(verdict).contains("not decided: some capacities lie outside the ladder").doesNotContain("ratio of medians");
+    }
+
+    @Test
     void aSingleRunPerSideDecidesNothing() {
         assertThat(ModeComparison.compareValues(new double[] {1}, new double[] {2}, "%.0f", "ms")).startsWith("too few runs to decide");
     }

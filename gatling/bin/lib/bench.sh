@@ -28,8 +28,11 @@ CAPTURED_TABLES="coupon_db.place coupon_db.coupon coupon_db.coupon_attribute cou
 
 # Runnable jars are copied into the run directory before anything starts (bench_snapshot), so a build
 # running meanwhile (it replaces target/*.jar) cannot pull classes out from under a running service.
+# BENCH_JARS names another directory of jars, e.g. a baseline build's (bench_build_baseline).
 platform_jar() {
-  if [ -f "$BENCH_DIR/jars/$1.jar" ]; then
+  if [ -f "${BENCH_JARS:-$BENCH_DIR/jars}/$1.jar" ]; then
+    echo "${BENCH_JARS:-$BENCH_DIR/jars}/$1.jar"
+  elif [ -f "$BENCH_DIR/jars/$1.jar" ]; then
     echo "$BENCH_DIR/jars/$1.jar"
   else
     echo "$PLATFORM_ROOT/$1/target/$1-$PLATFORM_VERSION-exec.jar"
@@ -38,7 +41,9 @@ platform_jar() {
 
 bench_log() { printf '\033[1m[bench]\033[0m %s\n' "$*" >&2; }
 
-bench_mvn() { (cd "$BENCH_ROOT" && ./mvnw -B -q ${BENCH_MVN_OFFLINE:+-o} "$@"); }
+# BENCH_MVN_PREFIX: a command Maven runs under (bench_simulation: taskset, see bench_pin)
+# shellcheck disable=SC2086
+bench_mvn() { (cd "$BENCH_ROOT" && ${BENCH_MVN_PREFIX:-} ./mvnw -B -q ${BENCH_MVN_OFFLINE:+-o} "$@"); }
 
 # Builds what a run needs: the runnable jars (whole project, once) and this module's classes + classpath.
 bench_build() {
@@ -72,6 +77,62 @@ bench_snapshot() {
   done
   BENCH_CLASSPATH="$BENCH_DIR/lib/classes:$(find "$BENCH_DIR/lib" -maxdepth 1 -name '*.jar' | sort | paste -sd:)"
   export BENCH_CLASSPATH
+}
+
+# Builds coupon-service at a git revision in a temporary worktree and copies its runnable jar to
+# $BENCH_DIR/jars-baseline (use it with BENCH_JARS=$BENCH_DIR/jars-baseline); the worktree is removed
+# afterwards. Sets BENCH_BASELINE_SHA. bench_build_baseline REVISION
+bench_build_baseline() {
+  local rev=$1 tree jar status
+  BENCH_BASELINE_SHA=$(git -C "$BENCH_ROOT" rev-parse --verify "$rev^{commit}" 2>/dev/null) \
+      || { bench_log "baseline: no such revision '$rev'"; return 1; }
+  tree=$(mktemp -d "${TMPDIR:-/tmp}/bench-baseline.XXXXXX") || return 1
+  git -C "$BENCH_ROOT" worktree add --detach "$tree" "$BENCH_BASELINE_SHA" > "$BENCH_DIR/logs/baseline-build.log" 2>&1 \
+      || { bench_log "baseline: git worktree add failed (log: $BENCH_DIR/logs/baseline-build.log)"; rm -rf "$tree"; return 1; }
+  bench_log "building coupon-service at $rev (${BENCH_BASELINE_SHA:0:10}) in $tree ..."
+  (cd "$tree" && ./mvnw -B -q ${BENCH_MVN_OFFLINE:+-o} package -DskipTests -pl coupon-service -am) \
+      >> "$BENCH_DIR/logs/baseline-build.log" 2>&1
+  status=$?
+  jar=$(ls "$tree"/coupon-service/target/coupon-service-*-exec.jar 2>/dev/null | head -1)
+  if [ "$status" = 0 ] && [ -n "$jar" ]; then
+    mkdir -p "$BENCH_DIR/jars-baseline" && cp "$jar" "$BENCH_DIR/jars-baseline/coupon-service.jar"
+  fi
+  git -C "$BENCH_ROOT" worktree remove --force "$tree" >> "$BENCH_DIR/logs/baseline-build.log" 2>&1 || rm -rf "$tree"
+  git -C "$BENCH_ROOT" worktree prune
+  [ -f "$BENCH_DIR/jars-baseline/coupon-service.jar" ] \
+      || { bench_log "baseline build failed (log: $BENCH_DIR/logs/baseline-build.log)"; return 1; }
+}
+
+# Puts the load generator on a CPU of its own: this shell (so every service, MariaDB, Kafka, Redis and the
+# connector it starts from now on) on BENCH_SERVICE_CPUS, each Gatling run on BENCH_LOADGEN_CPUS (default:
+# the last CPU this process may use for Gatling, the others for the rest). BENCH_PIN=0 turns it off. Says
+# what it did in BENCH_PINNING (for the report) and in the log, also when it cannot pin: taskset missing
+# or a single CPU.
+bench_pin() {
+  local allowed cpus
+  BENCH_LOADGEN_CPUS_SET=""
+  if [ "${BENCH_PIN:-1}" = 0 ]; then
+    BENCH_PINNING="not pinned (BENCH_PIN=0): Gatling shares the CPUs with the services"
+  elif ! command -v taskset > /dev/null 2>&1; then
+    BENCH_PINNING="not pinned: taskset not found (util-linux); Gatling shares the CPUs with the services"
+  else
+    allowed=$(taskset -cp $$ 2>/dev/null | sed 's/.*: *//')
+    # expand "0-3,6" into one CPU a line
+    cpus=$(echo "$allowed" | tr ',' '\n' | awk -F- '{ if (NF == 2) for (c = $1; c <= $2; c++) print c; else if ($1 != "") print $1 }')
+    if [ "$(echo "$cpus" | grep -c .)" -lt 2 ]; then
+      BENCH_PINNING="not pinned: only one CPU (${allowed:-?}) available; Gatling shares it with the services"
+    else
+      local loadgen=${BENCH_LOADGEN_CPUS:-$(echo "$cpus" | tail -1)}
+      local services=${BENCH_SERVICE_CPUS:-$(echo "$cpus" | grep -vxF -f <(echo "$loadgen" | tr ',' '\n') | paste -sd,)}
+      if taskset -cp "$services" $$ > /dev/null 2>&1; then
+        BENCH_LOADGEN_CPUS_SET=$loadgen
+        BENCH_PINNING="Gatling (and its Maven JVM) pinned to CPU $loadgen, everything else (services, MariaDB, Kafka, Redis, connector) to CPU $services (taskset; CPUs allowed: $allowed)"
+      else
+        BENCH_PINNING="not pinned: taskset -cp $services failed; Gatling shares the CPUs with the services"
+      fi
+    fi
+  fi
+  bench_log "$BENCH_PINNING"
 }
 
 # This module's classes and dependencies: the copy made by bench_build, else the build's own.
@@ -266,7 +327,7 @@ bench_simulation() {
   before=$(bench_sample $apps)
   bench_log "simulation $class ($name) ..."
   local t0=$SECONDS load0; load0=$(cut -d' ' -f1-3 /proc/loadavg)
-  bench_mvn -f gatling/pom.xml gatling:test \
+  BENCH_MVN_PREFIX="${BENCH_LOADGEN_CPUS_SET:+taskset -c $BENCH_LOADGEN_CPUS_SET}" bench_mvn -f gatling/pom.xml gatling:test \
       -Dgatling.simulationClass="dev.cdccache.bench.simulation.$class" -Dgatling.runDescription="$name" \
       -DjdbcUrl="$(bench_jdbc_url)" -DjdbcUser="${MARIADB_ADMIN_USER:-root}" -DjdbcPassword="${MARIADB_ADMIN_PASSWORD:-}" \
       -Dresults="$result" -Dlabel="$name" "$@" > "$BENCH_DIR/logs/$name.gatling.log" 2>&1

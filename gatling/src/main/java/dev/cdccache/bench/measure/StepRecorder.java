@@ -25,12 +25,22 @@ public final class StepRecorder {
     private final AtomicLong origin = new AtomicLong(Long.MIN_VALUE);
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger maxInFlight = new AtomicInteger();
+    private final StepCpu cpu;
 
     /**
      * @param ratesPerSecond the offered arrival rate of each step, in order
      * @param stepSeconds how long each step lasts
      */
     public StepRecorder(List<Double> ratesPerSecond, int stepSeconds) {
+        this(ratesPerSecond, stepSeconds, null);
+    }
+
+    /**
+     * @param ratesPerSecond the offered arrival rate of each step, in order
+     * @param stepSeconds how long each step lasts
+     * @param cpu samples the services' CPU time at every step boundary from the first request on; may be null
+     */
+    public StepRecorder(List<Double> ratesPerSecond, int stepSeconds, StepCpu cpu) {
         if (ratesPerSecond.isEmpty() || stepSeconds <= 0) {
             throw new IllegalArgumentException("need at least one step and a positive step duration");
         }
@@ -39,11 +49,14 @@ public final class StepRecorder {
             steps.add(new Step(rate));
         }
         this.stepNanos = TimeUnit.SECONDS.toNanos(stepSeconds);
+        this.cpu = cpu;
     }
 
     /** Marks a request start; the first call fixes the staircase's time origin. */
     public void started(long startNanos) {
-        origin.compareAndSet(Long.MIN_VALUE, startNanos);
+        if (origin.compareAndSet(Long.MIN_VALUE, startNanos) && cpu != null) {
+            cpu.startAt(startNanos, stepNanos);
+        }
         maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
     }
 
@@ -90,9 +103,16 @@ public final class StepRecorder {
         return inFlight.get() > Math.max(50, steps.get(index).rate * maxLatencySeconds);
     }
 
-    /** Writes {@code prefix.steps} and per step {@code prefix.step.<i>.offered_rps / achieved_rps / ko / *_us}. */
+    /**
+     * Writes {@code prefix.steps} and per step {@code prefix.step.<i>.offered_rps / achieved_rps / ko / *_us}, and
+     * with a CPU sampler {@code prefix.step.<i>.cpu_s} and {@code .cpu_ms_per_req} (see {@link StepCpu#writeTo}).
+     */
     public void writeTo(ResultFile file, String prefix) {
         double seconds = stepNanos / 1e9;
+        if (cpu != null) {
+            // figures are written once the load has ended: the step under way then ends now
+            cpu.finish();
+        }
         int written = 0;
         for (int i = 0; i < steps.size(); i++) {
             Step step = steps.get(i);
@@ -104,6 +124,9 @@ public final class StepRecorder {
             file.put(key + ".achieved_rps", String.format(Locale.ROOT, "%.1f", step.ok.sum() / seconds));
             file.put(key + ".ko", step.ko.sum());
             LatencySummary.of(step.histogram).writeTo(file, key);
+            if (cpu != null) {
+                cpu.writeTo(file, key, i, step.ok.sum() + step.ko.sum());
+            }
             written = i + 1;
         }
         file.put(prefix + ".steps", written);

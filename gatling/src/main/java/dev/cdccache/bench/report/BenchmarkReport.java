@@ -89,6 +89,9 @@ public final class BenchmarkReport {
                 + ". Load generator (Gatling), both coupon-service instances, ticket-orchestrator, the connector,"
                 + " MariaDB, Kafka and Redis all run on this one host, so every figure includes their competition"
                 + " for the same two cores.");
+        line("- Load generator: " + env.get("loadgen.pinning", "not recorded (a run before pinning existed)") + ".");
+        line("- Each mode runs once, in a fixed order, with short steps: this page describes the modes; whether one"
+                + " beats another is decided by `gatling/bin/compare-modes` (repeated, alternated runs with ranges).");
         line("- Load average at the start / end of the run: " + env.get("loadavg.start", "?") + " / "
                 + env.get("loadavg.end", "?") + " (1, 5, 15 min). Anything above ~2 means other work shared the"
                 + " cores during the measurement.");

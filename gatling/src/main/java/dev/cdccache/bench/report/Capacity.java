@@ -25,16 +25,29 @@ public final class Capacity {
 
     public static List<Step> steps(ResultFile file, String prefix) {
         List<Step> steps = new ArrayList<>();
+        for (String key : stepKeys(file, prefix)) {
+            steps.add(step(file, key));
+        }
+        return steps;
+    }
+
+    /** The key prefixes ({@code prefix.step.<i>}) of the steps a staircase result holds, in order. */
+    public static List<String> stepKeys(ResultFile file, String prefix) {
+        List<String> keys = new ArrayList<>();
         long count = file.getLong(prefix + ".steps", 0);
         for (int i = 0; i < count; i++) {
             String key = prefix + ".step." + i;
-            if (!file.has(key + ".offered_rps")) {
-                continue;
+            if (file.has(key + ".offered_rps")) {
+                keys.add(key);
             }
-            steps.add(new Step(file.getDouble(key + ".offered_rps"), file.getDouble(key + ".achieved_rps"),
-                    file.getLong(key + ".ko", 0), LatencySummary.readFrom(file, key)));
         }
-        return steps;
+        return keys;
+    }
+
+    /** The step written under {@code key} (one of {@link #stepKeys}). */
+    public static Step step(ResultFile file, String key) {
+        return new Step(file.getDouble(key + ".offered_rps"), file.getDouble(key + ".achieved_rps"),
+                file.getLong(key + ".ko", 0), LatencySummary.readFrom(file, key));
     }
 
     /** The best step within {@code p99BoundMicros}, or {@code null} if none qualifies. */

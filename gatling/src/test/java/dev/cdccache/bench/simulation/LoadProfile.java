@@ -6,6 +6,7 @@ import static io.gatling.javaapi.core.CoreDsl.rampConcurrentUsers;
 import static io.gatling.javaapi.core.CoreDsl.rampUsersPerSec;
 
 import dev.cdccache.bench.measure.ResultFile;
+import dev.cdccache.bench.measure.StepCpu;
 import dev.cdccache.bench.measure.StepRecorder;
 import io.gatling.javaapi.core.ClosedInjectionStep;
 import io.gatling.javaapi.core.OpenInjectionStep;
@@ -24,7 +25,7 @@ import java.util.List;
  * <li>{@code staircase} (open): a warm-up ramping from 1 user/s to the first rate, then each of {@code -Drates} for
  *     {@code -DstepSeconds}; figures per step. Stops adding load once the system no longer keeps up
  *     (requests in flight beyond {@code -DsaturationSeconds} of queueing), so saturation is found without
- *     drowning the machine.</li>
+ *     drowning the machine. With {@code -DcpuPids=name:pid,...}, the CPU time of those processes per step.</li>
  * <li>{@code closed}: {@code -Dusers} concurrent users back to back.</li>
  * <li>{@code reference} (closed): the ticket service's reference profile, ramp 1 to 5 users over 10 s, hold 5 for 40 s, ramp
  *     5 to 1 over 30 s, after a warm-up; {@code -DtimeScale} shortens it for smoke runs.</li>
@@ -53,7 +54,12 @@ final class LoadProfile {
         this.stepSeconds = SimulationSettings.integer("stepSeconds", 10);
         this.saturationSeconds = SimulationSettings.decimal("saturationSeconds", 2);
         this.timeScale = SimulationSettings.decimal("timeScale", 1);
-        this.steps = name.equals("staircase") ? new StepRecorder(rates, stepSeconds) : null;
+        // -DcpuPids=name:pid,...: the services whose CPU time is read at every step boundary (CPU per request
+        // over each step alone); -DclockTicks: the kernel's clock ticks per second (getconf CLK_TCK)
+        this.steps = name.equals("staircase")
+                ? new StepRecorder(rates, stepSeconds, StepCpu.parse(SimulationSettings.string("cpuPids", ""),
+                        rates.size(), SimulationSettings.integer("clockTicks", 100)))
+                : null;
     }
 
     static LoadProfile fromSystemProperties(String defaultProfile, String defaultRates) {

@@ -92,8 +92,13 @@ public class CouponEntity {
 
     /** The catalog's immutable view (reads the attributes: from the collection cache or one batched query). */
     public Coupon toCoupon() {
-        List<CouponAttribute> attributeValues = attributes.stream()
-                .map(a -> new CouponAttribute(a.getKey(), a.getValue())).toList();
+        CouponAttribute[] values = new CouponAttribute[attributes.size()];
+        for (int i = 0; i < values.length; i++) {
+            CouponAttributeValue a = attributes.get(i);
+            values[i] = new CouponAttribute(a.getKey(), a.getValue());
+        }
+        // List.of: a list that Coupon's List.copyOf keeps as it is instead of copying a second time
+        List<CouponAttribute> attributeValues = List.of(values);
         return new Coupon(id, code, placeId, name, discountType, discountValue, minimumPrice, validFrom, validUntil,
                 status, issueLimit, updatedAt, attributeValues);
     }

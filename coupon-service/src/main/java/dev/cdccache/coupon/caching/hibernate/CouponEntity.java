@@ -9,6 +9,7 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
 import jakarta.persistence.Id;
+import jakarta.persistence.MapKeyColumn;
 import jakarta.persistence.JoinColumn;
 import jakarta.persistence.CollectionTable;
 import jakarta.persistence.ElementCollection;
@@ -16,8 +17,9 @@ import jakarta.persistence.Table;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.hibernate.annotations.BatchSize;
 import org.hibernate.annotations.Cache;
 import org.hibernate.annotations.CacheConcurrencyStrategy;
@@ -73,15 +75,19 @@ public class CouponEntity {
     private LocalDateTime updatedAt;
 
     /**
-     * The attribute rows in insertion order, like every other mode; loaded for many coupons at once (one IN
+     * The attribute rows in insertion order, like every other mode, as key to value ({@code (coupon_id,
+     * attribute_key)} is unique): a map of basic values, so that a cached collection is assembled without
+     * instantiating an object per row (the profile's collection cost); loaded for many coupons at once (one IN
      * query) when several are missing from the cache.
      */
     @ElementCollection
     @CollectionTable(name = "coupon_attribute", joinColumns = @JoinColumn(name = "coupon_id"))
+    @MapKeyColumn(name = "attribute_key")
+    @Column(name = "attribute_value")
     @SQLOrder("id")
     @BatchSize(size = 500)
     @Cache(usage = CacheConcurrencyStrategy.NONSTRICT_READ_WRITE)
-    private List<CouponAttributeValue> attributes = new ArrayList<>();
+    private Map<String, String> attributes = new LinkedHashMap<>();
 
     protected CouponEntity() {
     }
@@ -92,8 +98,13 @@ public class CouponEntity {
 
     /** The catalog's immutable view (reads the attributes: from the collection cache or one batched query). */
     public Coupon toCoupon() {
-        List<CouponAttribute> attributeValues = attributes.stream()
-                .map(a -> new CouponAttribute(a.getKey(), a.getValue())).toList();
+        CouponAttribute[] values = new CouponAttribute[attributes.size()];
+        int i = 0;
+        for (Map.Entry<String, String> a : attributes.entrySet()) {
+            values[i++] = new CouponAttribute(a.getKey(), a.getValue());
+        }
+        // List.of: a list that Coupon's List.copyOf keeps as it is instead of copying a second time
+        List<CouponAttribute> attributeValues = List.of(values);
         return new Coupon(id, code, placeId, name, discountType, discountValue, minimumPrice, validFrom, validUntil,
                 status, issueLimit, updatedAt, attributeValues);
     }

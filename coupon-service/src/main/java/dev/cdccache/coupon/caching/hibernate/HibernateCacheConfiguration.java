@@ -15,6 +15,7 @@ import org.hibernate.boot.registry.StandardServiceRegistry;
 import org.hibernate.boot.registry.StandardServiceRegistryBuilder;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -42,6 +43,8 @@ public class HibernateCacheConfiguration {
         settings.put("hibernate.cache.region.factory_class", CdcRegionFactory.class.getName());
         settings.put("hibernate.cache.use_second_level_cache", "true");
         settings.put("hibernate.hbm2ddl.auto", "none");
+        // the request's session (RequestSessionFilter) is the current session
+        settings.put("hibernate.current_session_context_class", "managed");
         settings.put("cdc.invalidation.hibernate.meter-registry", meters);
         StandardServiceRegistry registry = new StandardServiceRegistryBuilder().applySettings(settings).build();
         try {
@@ -71,6 +74,12 @@ public class HibernateCacheConfiguration {
         settings.put("cdc.invalidation.hibernate.regions." + CouponEntity.class.getName() + ".attributes.spec",
                 "maximumSize=100000");
         return settings;
+    }
+
+    /** One read-only session per request for the catalog (open session in view). */
+    @Bean
+    FilterRegistrationBean<RequestSessionFilter> requestSessionFilter(SessionFactory couponSessionFactory) {
+        return new FilterRegistrationBean<>(new RequestSessionFilter(couponSessionFactory));
     }
 
     /** Health of the second-level cache's client: UP only while ready and fresh, like the local mode's. */

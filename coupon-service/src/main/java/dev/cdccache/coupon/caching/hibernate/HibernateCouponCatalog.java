@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.function.Function;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
+import org.hibernate.context.internal.ManagedSessionContext;
 
 /**
  * Cache mode {@code hibernate}: a usual setup of such a service, JPA entities in Hibernate's second-level cache with
@@ -21,8 +22,9 @@ import org.hibernate.SessionFactory;
  *   <li>places by id (entity region).</li>
  * </ul>
  * Bulk lookups use Hibernate's multi-load, which serves cached coupons without a query and loads the missing ones
- * in one; their attributes then come from the collection cache or one batched query. Each call is one read-only
- * session outside any transaction.
+ * in one; their attributes then come from the collection cache or one batched query. Reads run outside any
+ * transaction in a read-only session: the request's ({@link RequestSessionFilter}, bound as the current session),
+ * else one opened for the call.
  */
 public class HibernateCouponCatalog implements CouponCatalog {
 
@@ -33,10 +35,19 @@ public class HibernateCouponCatalog implements CouponCatalog {
     }
 
     private <T> T read(Function<Session, T> work) {
-        try (Session session = sessions.openSession()) {
-            session.setDefaultReadOnly(true);
+        if (ManagedSessionContext.hasBind(sessions)) {
+            return work.apply(sessions.getCurrentSession());
+        }
+        try (Session session = openReadOnly(sessions)) {
             return work.apply(session);
         }
+    }
+
+    /** A session whose entities are read-only: no snapshot is kept of them, and nothing is ever flushed. */
+    static Session openReadOnly(SessionFactory sessions) {
+        Session session = sessions.openSession();
+        session.setDefaultReadOnly(true);
+        return session;
     }
 
     @Override

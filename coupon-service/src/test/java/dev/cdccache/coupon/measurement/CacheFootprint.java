@@ -30,7 +30,8 @@ import tools.jackson.databind.json.JsonMapper;
  * by a full GC and a reading: every coupon through the bulk endpoint ({@code coupons}); every place's
  * coupon-progress list ({@code placeCouponIds}, {@code places}, {@code couponProgress}); every coupon by its code
  * ({@code couponIdsByCode}). Prints each run, the class histogram's largest entries of the first run of each jar,
- * and per jar the median and range of the runs. A program that prints figures, not a test.
+ * and per jar the median and range of the runs. Then, with every cache filled, the service's CPU time per request
+ * that hits (bulk lookup, place list, single coupon). A program that prints figures, not a test.
  *
  * <pre>
  * ./mvnw -B -pl coupon-service verify -DskipITs        # builds the exec jar and copies the connector jar
@@ -98,6 +99,13 @@ public final class CacheFootprint {
                             STEPS.get(step), median(deltas), deltas[0], deltas[deltas.length - 1],
                             median(deltas) * MIB / COUPONS));
                 }
+                for (int kind = 0; kind < 3; kind++) {
+                    int k = STEPS.size() + 1 + kind;
+                    double[] millis = measured.stream().mapToDouble(m -> m[k]).sorted().toArray();
+                    line.append(String.format(Locale.ROOT, "%n  CPU per request, %-14s %.3f ms [%.3f - %.3f]",
+                            List.of("bulk of 200", "place list", "single coupon").get(kind), median(millis), millis[0],
+                            millis[millis.length - 1]));
+                }
                 System.out.println(line);
             });
         } finally {
@@ -108,7 +116,7 @@ public final class CacheFootprint {
         }
     }
 
-    /** One instance: heap (MiB) after a full GC when started, then after each step. */
+    /** One instance: heap (MiB) after a full GC when started, then after each step; then CPU ms per request. */
     private static double[] measure(Path jar, int run, List<String> database, LocalStack stack, Path dir,
             boolean histogram) throws Exception {
         JavaProcess service = JavaProcess.builder("coupon-service").jar(jar)
@@ -119,7 +127,7 @@ public final class CacheFootprint {
         try {
             service.awaitHttpOk(BASE + "/actuator/health", Duration.ofMinutes(3));
             get("/coupons/1"); // the read path's classes loaded before the first reading
-            double[] heap = new double[STEPS.size() + 1];
+            double[] heap = new double[STEPS.size() + 1 + 3];
             heap[0] = heapAfterFullGc(service);
 
             long started = System.nanoTime();
@@ -149,6 +157,11 @@ public final class CacheFootprint {
             long codesMillis = millisSince(started);
             heap[3] = heapAfterFullGc(service);
 
+            double[] cpu = cpuPerRequest(service);
+            System.arraycopy(cpu, 0, heap, STEPS.size() + 1, 3);
+            System.out.printf(Locale.ROOT, "run %d %s: service CPU per request, all hits: bulk of 200 ids %.3f ms,"
+                    + " place list %.3f ms, single coupon %.3f ms%n", run, jar, cpu[0], cpu[1], cpu[2]);
+
             StringBuilder sizes = new StringBuilder();
             for (String cache : List.of("coupons", "couponIdsByCode", "placeCouponIds", "places", "couponProgress")) {
                 sizes.append(' ').append(cache).append('=').append(metric("cache.size?tag=cache:" + cache));
@@ -168,6 +181,45 @@ public final class CacheFootprint {
         } finally {
             service.stop(Duration.ofSeconds(10));
         }
+    }
+
+    /**
+     * The service's CPU time (user + system, from /proc) per request while it serves requests that all hit: 2,000
+     * bulk lookups of 200 ids, 2,000 place lists, 10,000 single coupons, each kind timed apart after one untimed
+     * pass of the same requests (JIT warm-up).
+     */
+    private static double[] cpuPerRequest(JavaProcess service) throws IOException {
+        List<String> bulk = new ArrayList<>();
+        List<String> places = new ArrayList<>();
+        List<String> singles = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            StringBuilder ids = new StringBuilder();
+            int first = 1 + (i * 7_919) % (COUPONS - 200);
+            for (int id = first; id < first + 200; id++) {
+                ids.append(id == first ? "" : ",").append(id);
+            }
+            bulk.add("/coupons?ids=" + ids);
+            places.add("/places/" + (1 + (i * 997) % PLACES) + "/coupon-progresses");
+        }
+        for (int i = 0; i < 10_000; i++) {
+            singles.add("/coupons/" + (1 + (i * 7_919L) % COUPONS));
+        }
+        double[] perRequest = new double[3];
+        List<List<String>> kinds = List.of(bulk, places, singles);
+        for (int k = 0; k < kinds.size(); k++) {
+            getAll(kinds.get(k));
+            long before = cpuTicks(service.pid());
+            getAll(kinds.get(k));
+            perRequest[k] = (cpuTicks(service.pid()) - before) * 10.0 / kinds.get(k).size(); // ticks of 10 ms
+        }
+        return perRequest;
+    }
+
+    /** utime + stime of a process, in clock ticks (100 per second on Linux). */
+    private static long cpuTicks(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
     }
 
     private static double heapAfterFullGc(JavaProcess service) throws Exception {

@@ -45,7 +45,8 @@ class LocalCouponCatalog implements CouponCatalog {
 
     @Override
     public Optional<CompactCoupon> findCoupon(long id) {
-        return Optional.ofNullable(coupons.get(id, key -> repository.findCouponById(key).map(encoder::encode).orElse(null)));
+        return Optional.ofNullable(coupons.get(id,
+                key -> repository.findCouponById(key).map(encoder::encode).orElse(null)));
     }
 
     @Override

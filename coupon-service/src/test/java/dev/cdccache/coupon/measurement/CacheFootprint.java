@@ -184,15 +184,15 @@ public final class CacheFootprint {
     }
 
     /**
-     * The service's CPU time (user + system, from /proc) per request while it serves requests that all hit: 2,000
-     * bulk lookups of 200 ids, 2,000 place lists, 10,000 single coupons, each kind timed apart after one untimed
+     * The service's CPU time (user + system, from /proc) per request while it serves requests that all hit: 1,000
+     * bulk lookups of 200 ids, 1,000 place lists, 5,000 single coupons, each kind timed apart after one untimed
      * pass of the same requests (JIT warm-up).
      */
     private static double[] cpuPerRequest(JavaProcess service) throws IOException {
         List<String> bulk = new ArrayList<>();
         List<String> places = new ArrayList<>();
         List<String> singles = new ArrayList<>();
-        for (int i = 0; i < 2_000; i++) {
+        for (int i = 0; i < 1_000; i++) {
             StringBuilder ids = new StringBuilder();
             int first = 1 + (i * 7_919) % (COUPONS - 200);
             for (int id = first; id < first + 200; id++) {
@@ -201,7 +201,7 @@ public final class CacheFootprint {
             bulk.add("/coupons?ids=" + ids);
             places.add("/places/" + (1 + (i * 997) % PLACES) + "/coupon-progresses");
         }
-        for (int i = 0; i < 10_000; i++) {
+        for (int i = 0; i < 5_000; i++) {
             singles.add("/coupons/" + (1 + (i * 7_919L) % COUPONS));
         }
         double[] perRequest = new double[3];

@@ -35,9 +35,10 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <pre>
  * ./mvnw -B -pl coupon-service verify -DskipITs        # builds the exec jar and copies the connector jar
- * ./mvnw -B -pl coupon-service exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=dev.cdccache.coupon.measurement.CacheFootprint \
- *     [-Dfootprint.jars=target/coupon-service-0.1.0-SNAPSHOT-exec.jar,/path/to/other-exec.jar] [-Dfootprint.runs=3]
+ * ./mvnw -B -pl coupon-service dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt -Dmdep.includeScope=test
+ * cd coupon-service &amp;&amp; java -cp target/test-classes:$(cat /tmp/cp.txt) \
+ *     [-Dfootprint.jars=target/coupon-service-0.1.0-SNAPSHOT-exec.jar,/path/to/other-exec.jar] [-Dfootprint.runs=3] \
+ *     dev.cdccache.coupon.measurement.CacheFootprint
  * </pre>
  * Jars are measured alternately (A B A B ...), so that a change in the machine's load hits both alike.
  */

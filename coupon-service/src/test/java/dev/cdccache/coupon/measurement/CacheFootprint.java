@@ -38,6 +38,7 @@ import tools.jackson.databind.json.JsonMapper;
  * ./mvnw -B -pl coupon-service dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt -Dmdep.includeScope=test
  * cd coupon-service &amp;&amp; java -cp target/test-classes:$(cat /tmp/cp.txt) \
  *     [-Dfootprint.jars=target/coupon-service-0.1.0-SNAPSHOT-exec.jar,/path/to/other-exec.jar] [-Dfootprint.runs=3] \
+ *     [-Dfootprint.cpu=false] \
  *     dev.cdccache.coupon.measurement.CacheFootprint
  * </pre>
  * Jars are measured alternately (A B A B ...), so that a change in the machine's load hits both alike.
@@ -158,7 +159,8 @@ public final class CacheFootprint {
             long codesMillis = millisSince(started);
             heap[3] = heapAfterFullGc(service);
 
-            double[] cpu = cpuPerRequest(service);
+            double[] cpu = Boolean.parseBoolean(System.getProperty("footprint.cpu", "true"))
+                    ? cpuPerRequest(service) : new double[] {Double.NaN, Double.NaN, Double.NaN};
             System.arraycopy(cpu, 0, heap, STEPS.size() + 1, 3);
             System.out.printf(Locale.ROOT, "run %d %s: service CPU per request, all hits: bulk of 200 ids %.3f ms,"
                     + " place list %.3f ms, single coupon %.3f ms%n", run, jar, cpu[0], cpu[1], cpu[2]);

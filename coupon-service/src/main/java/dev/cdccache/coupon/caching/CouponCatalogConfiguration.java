@@ -32,7 +32,7 @@ public class CouponCatalogConfiguration {
             case LOCAL -> new LocalCouponCatalog(repository, localCaches.getIfAvailable(() -> {
                 throw new IllegalStateException("coupon.cache.mode=local needs the invalidation client:"
                         + " remove cdc.invalidation.enabled=false or choose coupon.cache.mode none or redis");
-            }));
+            }), new CompactCouponEncoder(json));
             case HIBERNATE -> new HibernateCouponCatalog(hibernate.getObject());
         };
     }

@@ -2,11 +2,10 @@ package dev.cdccache.coupon.caching;
 
 import dev.cdccache.client.InvalidatingCache;
 import dev.cdccache.client.spring.CdcCacheManager;
-import dev.cdccache.coupon.catalog.Coupon;
 import dev.cdccache.coupon.catalog.CouponCatalog;
 import dev.cdccache.coupon.catalog.CouponMetadataRepository;
+import dev.cdccache.coupon.catalog.CouponView;
 import dev.cdccache.coupon.catalog.Place;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -15,7 +14,8 @@ import java.util.Optional;
  * database's change stream. This class only composes the caches; which row change evicts which key is
  * configuration ({@code cdc.invalidation.caches} in application.yml):
  * <ul>
- *   <li>{@code coupons} id to coupon with attributes, evicted by coupon [id] and coupon_attribute [coupon_id];</li>
+ *   <li>{@code coupons} id to coupon with attributes, kept compact with its JSON encoded ({@link CompactCoupon},
+ *       encoded once per load by {@link CompactCouponEncoder}), evicted by coupon [id] and coupon_attribute [coupon_id];</li>
  *   <li>{@code couponIdsByCode} code to id, evicted by coupon [code] (old and new code); keys lower-cased
  *       (key-normalization), since the code column's collation ignores case;</li>
  *   <li>{@code placeCouponIds} place id to coupon ids, evicted by coupon [place_id] (old and new place),
@@ -28,13 +28,15 @@ import java.util.Optional;
 class LocalCouponCatalog implements CouponCatalog {
 
     private final CouponMetadataRepository repository;
-    private final InvalidatingCache<Long, Coupon> coupons;
+    private final CompactCouponEncoder encoder;
+    private final InvalidatingCache<Long, CompactCoupon> coupons;
     private final InvalidatingCache<String, Long> couponIdsByCode;
     private final InvalidatingCache<Long, List<Long>> placeCouponIds;
     private final InvalidatingCache<Long, Place> places;
 
-    LocalCouponCatalog(CouponMetadataRepository repository, CdcCacheManager caches) {
+    LocalCouponCatalog(CouponMetadataRepository repository, CdcCacheManager caches, CompactCouponEncoder encoder) {
         this.repository = repository;
+        this.encoder = encoder;
         this.coupons = caches.invalidatingCache(CacheNames.COUPONS);
         this.couponIdsByCode = caches.invalidatingCache(CacheNames.COUPON_IDS_BY_CODE);
         this.placeCouponIds = caches.invalidatingCache(CacheNames.PLACE_COUPON_IDS);
@@ -42,18 +44,21 @@ class LocalCouponCatalog implements CouponCatalog {
     }
 
     @Override
-    public Optional<Coupon> findCoupon(long id) {
-        return Optional.ofNullable(coupons.get(id, key -> repository.findCouponById(key).orElse(null)));
+    public Optional<CompactCoupon> findCoupon(long id) {
+        return Optional.ofNullable(coupons.get(id,
+                key -> repository.findCouponById(key).map(encoder::encode).orElse(null)));
     }
 
     @Override
-    public List<Coupon> findCoupons(List<Long> ids) {
-        // Hits from the cache, every miss in ONE query; the result iterates in the order of ids.
-        return new ArrayList<>(coupons.getAll(ids, repository::findCouponsByIds).values());
+    public CompactCoupons findCoupons(List<Long> ids) {
+        // Hits from the cache, every miss in ONE query (encoded once, as it is loaded); the result iterates in
+        // the order of ids and is written to the response as one JSON array of the cached bytes.
+        return new CompactCoupons(coupons.getAll(ids,
+                missing -> encoder.encodeAll(repository.findCouponsByIds(missing))).values());
     }
 
     @Override
-    public Optional<Coupon> findCouponByCode(String code) {
+    public Optional<? extends CouponView> findCouponByCode(String code) {
         Long id = couponIdsByCode.get(code, key -> repository.findCouponIdByCode(key).orElse(null));
         if (id == null) {
             return Optional.empty();
@@ -61,7 +66,7 @@ class LocalCouponCatalog implements CouponCatalog {
         // The two entries are evicted by the same change event, but not atomically together: in the gap
         // the coupon may already carry another code. Never answer with it; ask the database instead. The
         // comparison ignores case like the column's collation (and the cache's key-normalization) does.
-        Optional<Coupon> coupon = findCoupon(id);
+        Optional<CompactCoupon> coupon = findCoupon(id);
         if (coupon.isPresent() && coupon.get().code().equalsIgnoreCase(code)) {
             return coupon;
         }
@@ -74,7 +79,7 @@ class LocalCouponCatalog implements CouponCatalog {
     }
 
     @Override
-    public List<Coupon> findPlaceCoupons(long placeId) {
+    public List<CompactCoupon> findPlaceCoupons(long placeId) {
         List<Long> ids = placeCouponIds.get(placeId, repository::findCouponIdsByPlace);
         // A coupon that moved away is dropped until the list's own eviction lands.
         return findCoupons(ids).stream().filter(coupon -> coupon.placeId() == placeId).toList();

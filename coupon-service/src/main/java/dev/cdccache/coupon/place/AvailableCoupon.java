@@ -1,8 +1,8 @@
 package dev.cdccache.coupon.place;
 
-import dev.cdccache.coupon.catalog.Coupon;
+import dev.cdccache.coupon.catalog.CouponView;
 import java.math.BigDecimal;
 
 /** A coupon usable for a reservation, with the discount it gives on the reservation's price. */
-public record AvailableCoupon(Coupon coupon, BigDecimal discountAmount, int remainingCount) {
+public record AvailableCoupon(CouponView coupon, BigDecimal discountAmount, int remainingCount) {
 }

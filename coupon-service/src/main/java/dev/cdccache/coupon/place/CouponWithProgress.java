@@ -1,7 +1,7 @@
 package dev.cdccache.coupon.place;
 
-import dev.cdccache.coupon.catalog.Coupon;
+import dev.cdccache.coupon.catalog.CouponView;
 
 /** A coupon with its attributes (cached) and its live counts (never cached). */
-public record CouponWithProgress(Coupon coupon, int issuedCount, int usedCount, int remainingCount) {
+public record CouponWithProgress(CouponView coupon, int issuedCount, int usedCount, int remainingCount) {
 }

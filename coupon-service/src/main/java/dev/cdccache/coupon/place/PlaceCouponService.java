@@ -1,6 +1,6 @@
 package dev.cdccache.coupon.place;
 
-import dev.cdccache.coupon.catalog.Coupon;
+import dev.cdccache.coupon.catalog.CouponView;
 import dev.cdccache.coupon.catalog.CouponCatalog;
 import dev.cdccache.coupon.problem.ApiProblem;
 import dev.cdccache.coupon.progress.CouponProgress;
@@ -30,8 +30,8 @@ public class PlaceCouponService {
 
     /** All coupons of the place with their counts, by coupon id; 404 for an unknown place. */
     public List<CouponWithProgress> couponProgresses(long placeId) {
-        List<Coupon> coupons = placeCoupons(placeId);
-        Map<Long, CouponProgress> counts = progress.findByCouponIds(coupons.stream().map(Coupon::id).toList());
+        List<? extends CouponView> coupons = placeCoupons(placeId);
+        Map<Long, CouponProgress> counts = progress.findByCouponIds(coupons.stream().map(CouponView::id).toList());
         return coupons.stream().map(coupon -> {
             CouponProgress count = counts.get(coupon.id());
             return new CouponWithProgress(coupon, count.issuedCount(), count.usedCount(), remaining(coupon, count));
@@ -43,8 +43,8 @@ public class PlaceCouponService {
      * be issued, best discount first; 404 for an unknown place.
      */
     public List<AvailableCoupon> availableCoupons(long placeId, BigDecimal price, LocalDate date) {
-        List<Coupon> usable = placeCoupons(placeId).stream().filter(coupon -> coupon.isUsableFor(date, price)).toList();
-        Map<Long, CouponProgress> counts = progress.findByCouponIds(usable.stream().map(Coupon::id).toList());
+        List<? extends CouponView> usable = placeCoupons(placeId).stream().filter(coupon -> coupon.isUsableFor(date, price)).toList();
+        Map<Long, CouponProgress> counts = progress.findByCouponIds(usable.stream().map(CouponView::id).toList());
         return usable.stream()
                 .map(coupon -> new AvailableCoupon(coupon, coupon.discountOn(price), remaining(coupon, counts.get(coupon.id()))))
                 .filter(available -> available.remainingCount() > 0)
@@ -53,12 +53,12 @@ public class PlaceCouponService {
                 .toList();
     }
 
-    private List<Coupon> placeCoupons(long placeId) {
+    private List<? extends CouponView> placeCoupons(long placeId) {
         catalog.findPlace(placeId).orElseThrow(() -> ApiProblem.placeNotFound(placeId));
         return catalog.findPlaceCoupons(placeId);
     }
 
-    private static int remaining(Coupon coupon, CouponProgress count) {
+    private static int remaining(CouponView coupon, CouponProgress count) {
         return Math.max(0, coupon.issueLimit() - count.issuedCount());
     }
 }

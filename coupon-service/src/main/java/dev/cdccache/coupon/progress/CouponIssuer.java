@@ -1,6 +1,6 @@
 package dev.cdccache.coupon.progress;
 
-import dev.cdccache.coupon.catalog.Coupon;
+import dev.cdccache.coupon.catalog.CouponView;
 import dev.cdccache.coupon.catalog.CouponCatalog;
 import dev.cdccache.coupon.problem.ApiProblem;
 import java.time.Clock;
@@ -38,7 +38,7 @@ public class CouponIssuer {
     public IssuedCoupon issue(long couponId, long userId) {
         // Metadata from the cache: the checks that matter for correctness (status, limit) are repeated
         // by the UPDATE against the rows themselves.
-        Coupon coupon = catalog.findCoupon(couponId).orElseThrow(() -> ApiProblem.couponNotFound(couponId));
+        CouponView coupon = catalog.findCoupon(couponId).orElseThrow(() -> ApiProblem.couponNotFound(couponId));
         LocalDate today = LocalDate.now(clock);
         if (!coupon.isIssuableOn(today)) {
             throw ApiProblem.conflict("Coupon not issuable", "coupon " + couponId + " is " + coupon.status()

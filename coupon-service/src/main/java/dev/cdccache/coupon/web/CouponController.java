@@ -1,6 +1,6 @@
 package dev.cdccache.coupon.web;
 
-import dev.cdccache.coupon.catalog.Coupon;
+import dev.cdccache.coupon.catalog.CouponView;
 import dev.cdccache.coupon.catalog.CouponCatalog;
 import dev.cdccache.coupon.place.AvailableCoupon;
 import dev.cdccache.coupon.place.PlaceCouponService;
@@ -50,19 +50,19 @@ public class CouponController {
 
     /** A coupon with its attributes; 404 when the id is unknown. */
     @GetMapping("/{id}")
-    public Coupon coupon(@PathVariable @Positive long id) {
+    public CouponView coupon(@PathVariable @Positive long id) {
         return catalog.findCoupon(id).orElseThrow(() -> ApiProblem.couponNotFound(id));
     }
 
     /** Bulk lookup: the known coupons among {@code ids}, in request order, unknown ids left out. */
     @GetMapping
-    public List<Coupon> coupons(@RequestParam(name = "ids", required = false) String ids) {
+    public List<? extends CouponView> coupons(@RequestParam(name = "ids", required = false) String ids) {
         return catalog.findCoupons(CouponIdList.parse(ids, api.maxBulkIds()));
     }
 
     /** A coupon by its unique code; 404 when no coupon has it. */
     @GetMapping("/by-code/{code}")
-    public Coupon couponByCode(@PathVariable @Size(max = 64)
+    public CouponView couponByCode(@PathVariable @Size(max = 64)
             @Pattern(regexp = "[A-Za-z0-9_-]+", message = "may contain only letters, digits, '_' and '-'") String code) {
         return catalog.findCouponByCode(code).orElseThrow(() -> ApiProblem.couponCodeNotFound(code));
     }

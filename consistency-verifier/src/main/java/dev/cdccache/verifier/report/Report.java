@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.ToLongFunction;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -153,24 +154,9 @@ public final class Report {
         }
         long maxStalenessNanos = settings.maxStaleness().toNanos();
         for (int i = 0; i < instances.size(); i++) {
-            String instance = instances.get(i).name();
             ReadStatistics r = reads.get(i);
-            Map<String, long[]> counts = samples.get(i);
-            if (counts.values().stream().mapToLong(c -> c[0]).sum() == 0) {
-                problems.add(instance + ": consistency sampling was on (one hit in " + settings.samplingOneIn()
-                        + ") but its sampler classified no sample consistent (" + describe(counts) + "): a sampler"
-                        + " that takes no samples vouches for nothing");
-            }
-            counts.forEach((cache, c) -> {
-                long stale = c[1];
-                long seen = r.staleBeyond(cache, maxStalenessNanos) + r.phantoms(cache);
-                if (stale > 0 && seen == 0) {
-                    problems.add(instance + "'s consistency sampler reported " + stale + " stale sample(s) of cache "
-                            + cache + ", but the history check found no value of that cache on that instance stale"
-                            + " beyond max-staleness or never committed: the sampler and the history check disagree"
-                            + " (a false alarm of the sampler, or a stale value the readers never read)");
-                }
-            });
+            problems.addAll(samplerProblems(instances.get(i).name(), settings.samplingOneIn(), samples.get(i),
+                    cache -> r.staleBeyond(cache, maxStalenessNanos) + r.phantoms(cache)));
         }
         if (plant != null && plant.failure() != null) {
             problems.add("negative control: no stale value could be planted: " + plant.failure());
@@ -179,6 +165,33 @@ public final class Report {
                     + " planted in " + plant.instance() + " " + "itemById stale within max-staleness + 10 s of its first"
                     + " re-read (" + plant.rereads() + " re-reads after " + plant.hits() + " hits)");
         }
+    }
+
+    /**
+     * One instance's sampler against the history check: a problem if it classified no sample consistent, and one for
+     * each cache with a stale sample where the history check found no value stale beyond max-staleness or never
+     * committed.
+     *
+     * @param counts per cache, {@code [consistent, stale, inconclusive]}
+     * @param historyStale per cache, the values the history check found stale beyond max-staleness or never committed
+     */
+    static List<String> samplerProblems(String instance, int oneIn, Map<String, long[]> counts,
+            ToLongFunction<String> historyStale) {
+        List<String> found = new ArrayList<>();
+        if (counts.values().stream().mapToLong(c -> c[0]).sum() == 0) {
+            found.add(instance + ": consistency sampling was on (one hit in " + oneIn + ") but its sampler classified"
+                    + " no sample consistent (" + describe(counts) + "): a sampler that takes no samples vouches for"
+                    + " nothing");
+        }
+        counts.forEach((cache, c) -> {
+            if (c[1] > 0 && historyStale.applyAsLong(cache) == 0) {
+                found.add(instance + "'s consistency sampler reported " + c[1] + " stale sample(s) of cache " + cache
+                        + ", but the history check found no value of that cache on that instance stale beyond"
+                        + " max-staleness or never committed: the sampler and the history check disagree (a false"
+                        + " alarm of the sampler, or a stale value the readers never read)");
+            }
+        });
+        return found;
     }
 
     private static String describe(Map<String, long[]> counts) {

@@ -7,7 +7,6 @@ import dev.cdccache.connector.heartbeat.HeartbeatRecords;
 import dev.cdccache.connector.metrics.PublishMetrics;
 import dev.cdccache.connector.oversize.OversizedEvents;
 import dev.cdccache.contract.ConnectorHeader;
-import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Cluster;
@@ -60,31 +58,6 @@ class LargeTransactionPublishingTest {
             partitions.add(new PartitionInfo(TOPIC, p, node, new Node[] {node}, new Node[] {node}));
         }
         return new Cluster("test", List.of(node), partitions, java.util.Set.of(), java.util.Set.of());
-    }
-
-    private static final class Committer implements DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> {
-        final List<String> calls = new CopyOnWriteArrayList<>();
-
-        @Override
-        public void markProcessed(RecordChangeEvent<SourceRecord> record) {
-            Object key = record.record().key();
-            calls.add("processed:" + (key instanceof Struct s ? s.get("id") : null));
-        }
-
-        @Override
-        public void markBatchFinished() {
-            calls.add("batchFinished");
-        }
-
-        @Override
-        public void markProcessed(RecordChangeEvent<SourceRecord> record, DebeziumEngine.Offsets offsets) {
-            markProcessed(record);
-        }
-
-        @Override
-        public DebeziumEngine.Offsets buildOffsets() {
-            throw new UnsupportedOperationException();
-        }
     }
 
     /** A row of the transaction starting at binlog position {@code txPos}, GTID {@code 0-1-<txPos>}. */
@@ -132,7 +105,7 @@ class LargeTransactionPublishingTest {
                 new ByteArraySerializer());
         List<RecordChangeEvent<SourceRecord>> batch = new ArrayList<>(transaction(100, 6));
         batch.add(update(200, 1, 7)); // the next transaction: published as usual
-        Committer committer = new Committer();
+        KafkaChangePublisherTest.RecordingCommitter committer = new KafkaChangePublisherTest.RecordingCommitter();
         publisher(producer, 2).handleBatch(batch, committer);
 
         List<ProducerRecord<byte[], byte[]>> sent = producer.history();
@@ -159,7 +132,7 @@ class LargeTransactionPublishingTest {
         }
         assertThat(partitions).as("one copy on every partition").containsExactly(0, 1, 2);
         assertThat(value(sent.get(5)).path("after").path("id").asLong()).isEqualTo(7);
-        assertThat(committer.calls).containsExactly("processed:7", "batchFinished");
+        assertThat(committer.calls).containsExactly("processed:cdc.shop.item:7", "batchFinished");
         assertThat(registry.get("cdc.connector.transactions.coalesced").tag("table", "shop.item").counter().count())
                 .isEqualTo(1);
         assertThat(registry.get("cdc.connector.events.suppressed").tag("table", "shop.item").counter().count())
@@ -172,9 +145,9 @@ class LargeTransactionPublishingTest {
                 new ByteArraySerializer());
         KafkaChangePublisher publisher = publisher(producer, 3);
         List<RecordChangeEvent<SourceRecord>> rows = transaction(100, 8);
-        publisher.handleBatch(rows.subList(0, 2), new Committer());
-        publisher.handleBatch(rows.subList(2, 5), new Committer());
-        publisher.handleBatch(rows.subList(5, 8), new Committer());
+        publisher.handleBatch(rows.subList(0, 2), new KafkaChangePublisherTest.RecordingCommitter());
+        publisher.handleBatch(rows.subList(2, 5), new KafkaChangePublisherTest.RecordingCommitter());
+        publisher.handleBatch(rows.subList(5, 8), new KafkaChangePublisherTest.RecordingCommitter());
         assertThat(producer.history()).hasSize(3 + 3);
         assertThat(producer.history().subList(3, 6)).allSatisfy(r -> assertThat(r.key()).isNull());
     }
@@ -188,7 +161,7 @@ class LargeTransactionPublishingTest {
             }
         };
         KafkaChangePublisher publisher = publisher(producer, 1);
-        Committer committer = new Committer();
+        KafkaChangePublisherTest.RecordingCommitter committer = new KafkaChangePublisherTest.RecordingCommitter();
         List<RecordChangeEvent<SourceRecord>> batch = new ArrayList<>(transaction(100, 4));
         batch.add(heartbeat(300));
         CompletableFuture<Void> handled = CompletableFuture.runAsync(() -> {
@@ -211,14 +184,15 @@ class LargeTransactionPublishingTest {
         assertThat(producer.history().get(4).topic()).isEqualTo("cdc.cdc_meta.heartbeat");
         assertThat(producer.completeNext()).isTrue();
         handled.get();
-        assertThat(committer.calls).as("the heartbeat, last of the batch").containsExactly("processed:test-connector", "batchFinished");
+        assertThat(committer.calls).as("the heartbeat, last of the batch")
+                .containsExactly("processed:cdc.cdc_meta.heartbeat:test-connector", "batchFinished");
     }
 
     @Test
     void withoutAThresholdEveryRowIsPublished() throws Exception {
         MockProducer<byte[], byte[]> producer = new MockProducer<>(cluster(), true, null, new ByteArraySerializer(),
                 new ByteArraySerializer());
-        publisher(producer, 0).handleBatch(transaction(100, 50), new Committer());
+        publisher(producer, 0).handleBatch(transaction(100, 50), new KafkaChangePublisherTest.RecordingCommitter());
         assertThat(producer.history()).hasSize(50).allSatisfy(r -> assertThat(r.key()).isNotNull());
     }
 }

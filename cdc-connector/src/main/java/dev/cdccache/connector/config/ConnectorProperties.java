@@ -507,8 +507,14 @@ public class ConnectorProperties implements Validator {
         public Map<String, Integer> getTables() { return tables; }
         public void setTables(Map<String, Integer> tables) { this.tables = tables; }
 
-        /** Whether any of these settings was given (the Kafka Connect export refuses them). */
-        public boolean isConfigured() { return evictTableAfterRows != null || !tables.isEmpty(); }
+        /**
+         * Whether a threshold was set that would coalesce (above 0): the Kafka Connect export refuses it. Unset, the
+         * default applies to the embedded connector only; 0 asks for what Connect does anyway.
+         */
+        public boolean isConfigured() {
+            return (evictTableAfterRows != null && evictTableAfterRows > 0)
+                    || tables.values().stream().anyMatch(rows -> rows != null && rows > 0);
+        }
 
         /** The threshold of every table without one of its own; 0 never. */
         public int defaultThreshold() {

@@ -244,8 +244,11 @@ class ConnectorPropertiesTest {
                     assertThat(large.defaultThreshold()).isZero();
                     assertThat(large.tableThresholds()).containsEntry("coupon_db.coupon", 500)
                             .containsEntry("coupon_db.place", 7).hasSize(2);
-                    assertThat(large.isConfigured()).isTrue();
+                    assertThat(large.isConfigured()).as("a table coalesces").isTrue();
                 });
+        runner.withPropertyValues("cdc.connector.large-transactions.evict-table-after-rows=0")
+                .run(context -> assertThat(context.getBean(ConnectorProperties.class).getLargeTransactions()
+                        .isConfigured()).as("0 is what Kafka Connect does anyway").isFalse());
     }
 
     @Test

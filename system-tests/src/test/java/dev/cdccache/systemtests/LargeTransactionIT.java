@@ -98,6 +98,8 @@ class LargeTransactionIT {
         client = new InvalidationClient(InvalidationClientConfig.builder()
                 .bootstrapServers(stack.kafka().bootstrapServers())
                 .topicPrefix(PREFIX)
+                // without a registry of its own the client's meters count nothing that could be read back
+                .meterRegistry(new io.micrometer.core.instrument.simple.SimpleMeterRegistry())
                 // the heartbeat queues behind the bulk while the connector reads it: entries cached meanwhile must be
                 // served, or the crash test could not cache anything inside the transaction
                 .maxStaleness(Duration.ofSeconds(60))

@@ -178,6 +178,29 @@ class StartupErrorsIT {
     }
 
     @Test
+    void theKafkaConnectExportRefusesToCoalesceLargeTransactions(LocalStack stack) {
+        Map<String, String> settings = settings(stack, "export-large-transactions");
+        settings.put("cdc.connector.export-connect-config", "true");
+        settings.put("cdc.connector.large-transactions.evict-table-after-rows", "5000");
+
+        StartupCheckException failure = startupFailure(settings);
+        assertThat(failure.getMessage()).contains("The Kafka Connect export cannot coalesce large transactions");
+        assertThat(failure.fix()).contains("Remove cdc.connector.large-transactions.evict-table-after-rows");
+    }
+
+    @Test
+    void aThresholdThatIsNotANumberOfRowsFailsStartUpNamingTheSetting(LocalStack stack) {
+        Map<String, String> settings = settings(stack, "large-transactions-typo");
+        settings.put("cdc.connector.large-transactions.evict-table-after-rows", "10k");
+
+        Throwable failure = catchThrowable(() -> InProcessConnector.run(settings).close());
+
+        assertThat(failure).isNotNull();
+        assertThat(org.assertj.core.util.Throwables.getStackTrace(failure))
+                .contains("cdc.connector.large-transactions.evict-table-after-rows").contains("10k");
+    }
+
+    @Test
     void runnableJarRefusesAnOverrideThatBreaksTheContractBeforeConnecting(LocalStack stack, @TempDir Path dir) {
         Map<String, String> settings = settings(stack, "skipped-truncate");
         settings.put("cdc.connector.debezium.skipped.operations", "t");

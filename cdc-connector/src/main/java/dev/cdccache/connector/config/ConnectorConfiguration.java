@@ -22,6 +22,7 @@ import dev.cdccache.connector.metrics.PublishMetrics;
 import dev.cdccache.connector.oversize.OversizedEvents;
 import dev.cdccache.connector.publish.ChangeEventSerializer;
 import dev.cdccache.connector.publish.KafkaChangePublisher;
+import dev.cdccache.connector.publish.TransactionCoalescer;
 import dev.cdccache.connector.startup.DatabaseCheck;
 import dev.cdccache.connector.startup.DebeziumOverrideCheck;
 import dev.cdccache.connector.startup.KeyColumnCheck;
@@ -77,6 +78,16 @@ class ConnectorConfiguration {
                         + " replica, where the heartbeat would be ahead of changes still replicating.",
                         "Run the embedded connector against the replica, or export a connector that reads the primary.");
             }
+            if (properties.getLargeTransactions().isConfigured()) {
+                // the table-wide eviction is written by the embedded connector's publisher; Connect's worker publishes
+                // every row event Debezium produces, so the setting would silently do nothing there
+                throw new StartupCheckException("The Kafka Connect export cannot coalesce large transactions: "
+                        + ConnectorProperties.PREFIX + ".large-transactions.* is done by the embedded connector's"
+                        + " publisher, and on Kafka Connect every row event of a large transaction is published.",
+                        "Remove " + ConnectorProperties.PREFIX + ".large-transactions.evict-table-after-rows and "
+                        + ConnectorProperties.PREFIX + ".large-transactions.tables from the settings you export, or"
+                        + " run the embedded connector to coalesce large transactions.");
+            }
             KeyColumnCheck keyColumns = KeyColumnCheck.of(properties, settings.capturedTables());
             if (keyColumns.hasRewrites()) {
                 // the key columns are known only to the database: a mask in the export is checked there too
@@ -109,7 +120,9 @@ class ConnectorConfiguration {
                             .map(t -> new HeartbeatRecords(t.topic(properties.getTopicPrefix()), properties.getName(),
                                     continuityState::epochOrNull))
                             .orElseGet(HeartbeatRecords::none),
-                    new OversizedEvents(KafkaClients.maxRequestSize(properties.getKafka()), registry));
+                    new OversizedEvents(KafkaClients.maxRequestSize(properties.getKafka()), registry),
+                    new TransactionCoalescer(properties.getLargeTransactions().defaultThreshold(),
+                            properties.getLargeTransactions().tableThresholds()));
         }
 
         @Bean

@@ -92,6 +92,11 @@ public class ConnectorProperties implements Validator {
     @NotNull
     private Offsets offsets = new Offsets();
 
+    /** When one transaction's row events of a table are replaced by one table-wide eviction. */
+    @Valid
+    @NotNull
+    private LargeTransactions largeTransactions = new LargeTransactions();
+
     /** Debezium snapshot mode; {@code no_data} captures the schema only (caches start empty). */
     @NotBlank
     private String snapshotMode = "no_data";
@@ -143,6 +148,8 @@ public class ConnectorProperties implements Validator {
     public void setColumns(Columns columns) { this.columns = columns; }
     public Offsets getOffsets() { return offsets; }
     public void setOffsets(Offsets offsets) { this.offsets = offsets; }
+    public LargeTransactions getLargeTransactions() { return largeTransactions; }
+    public void setLargeTransactions(LargeTransactions largeTransactions) { this.largeTransactions = largeTransactions; }
     public String getSnapshotMode() { return snapshotMode; }
     public void setSnapshotMode(String snapshotMode) { this.snapshotMode = snapshotMode; }
     public Duration getPollInterval() { return pollInterval; }
@@ -199,7 +206,7 @@ public class ConnectorProperties implements Validator {
         return "ConnectorProperties{name=" + name + ", database=" + database + ", tables=" + tables
                 + ", topicPrefix=" + topicPrefix + ", topicPartitions=" + topicPartitions
                 + ", kafka=" + kafka + ", heartbeat=" + heartbeat + ", continuity=" + continuity + ", offsets=" + offsets
-                + ", snapshotMode=" + snapshotMode + ", pollInterval=" + pollInterval + "}";
+                + ", largeTransactions=" + largeTransactions + ", snapshotMode=" + snapshotMode + ", pollInterval=" + pollInterval + "}";
     }
 
     /** Which Debezium connector reads the binlog. */
@@ -435,6 +442,16 @@ public class ConnectorProperties implements Validator {
         });
     }
 
+    /** A per-table threshold names a captured table; a typo would otherwise silently keep the default. */
+    @AssertTrue(message = "every key of cdc.connector.large-transactions.tables must be a table of cdc.connector.tables, "
+            + "written as database.table")
+    public boolean isLargeTransactionTablesCaptured() {
+        java.util.Set<String> captured = new java.util.HashSet<>();
+        tables.forEach(t -> captured.add(t == null ? "" : t.trim().toLowerCase(java.util.Locale.ROOT)));
+        return largeTransactions.tables.keySet().stream()
+                .allMatch(t -> t != null && captured.contains(t.trim().toLowerCase(java.util.Locale.ROOT)));
+    }
+
     /** Debezium accepts only one of the two lists. */
     @AssertTrue(message = "set either cdc.connector.columns.include or cdc.connector.columns.exclude, not both")
     public boolean isColumnsIncludeOrExclude() {
@@ -466,6 +483,58 @@ public class ConnectorProperties implements Validator {
         public void setMask(List<String> mask) { this.mask = mask; }
         public List<String> getCacheKeys() { return cacheKeys; }
         public void setCacheKeys(List<String> cacheKeys) { this.cacheKeys = cacheKeys; }
+    }
+
+    /**
+     * Large transactions (docs/connector.md, "Large transactions"): once one transaction has changed more than
+     * {@link #evictTableAfterRows} rows of a table, the connector publishes one table-wide eviction for that table
+     * instead of the transaction's remaining row events of it. Done by the embedded connector's publisher only: the
+     * Kafka Connect export refuses these settings.
+     */
+    public static class LargeTransactions {
+        /** The threshold when none is set. */
+        public static final int DEFAULT_EVICT_TABLE_AFTER_ROWS = 10_000;
+
+        /**
+         * Rows of one table one transaction may change before the rest of its row events of that table are replaced
+         * by one table-wide eviction; 0 never replaces them. Unset: {@value #DEFAULT_EVICT_TABLE_AFTER_ROWS}.
+         */
+        @Min(value = 0, message = "must be 0 (never) or a number of rows")
+        private Integer evictTableAfterRows;
+        /** Per-table thresholds ({@code database.table: rows}, 0 never), over {@link #evictTableAfterRows}. */
+        private Map<String, @NotNull(message = "must be a number of rows") @Min(value = 0,
+                message = "must be 0 (never) or a number of rows") Integer> tables = new LinkedHashMap<>();
+
+        public Integer getEvictTableAfterRows() { return evictTableAfterRows; }
+        public void setEvictTableAfterRows(Integer evictTableAfterRows) { this.evictTableAfterRows = evictTableAfterRows; }
+        public Map<String, Integer> getTables() { return tables; }
+        public void setTables(Map<String, Integer> tables) { this.tables = tables; }
+
+        /**
+         * Whether a threshold was set that would coalesce (above 0): the Kafka Connect export refuses it. Unset, the
+         * default applies to the embedded connector only; 0 asks for what Connect does anyway.
+         */
+        public boolean isConfigured() {
+            return (evictTableAfterRows != null && evictTableAfterRows > 0)
+                    || tables.values().stream().anyMatch(rows -> rows != null && rows > 0);
+        }
+
+        /** The threshold of every table without one of its own; 0 never. */
+        public int defaultThreshold() {
+            return evictTableAfterRows == null ? DEFAULT_EVICT_TABLE_AFTER_ROWS : evictTableAfterRows;
+        }
+
+        /** The thresholds of the tables that have their own, by lower-case {@code database.table}. */
+        public Map<String, Integer> tableThresholds() {
+            Map<String, Integer> byTable = new LinkedHashMap<>();
+            tables.forEach((table, rows) -> byTable.put(table.trim().toLowerCase(java.util.Locale.ROOT), rows));
+            return byTable;
+        }
+
+        @Override
+        public String toString() {
+            return "{evictTableAfterRows=" + defaultThreshold() + (tables.isEmpty() ? "" : ", tables=" + tables) + "}";
+        }
     }
 
     /** Where the binlog position is stored. */

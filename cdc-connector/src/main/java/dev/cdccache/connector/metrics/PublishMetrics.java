@@ -20,12 +20,18 @@ import java.util.function.Supplier;
  *       ({@code source.ts_ms}, one-second resolution on MariaDB) to Kafka's acknowledgement;</li>
  *   <li>{@code cdc_connector_last_event_time_seconds}: epoch seconds of the last acknowledged event;</li>
  *   <li>{@code cdc_connector_engine_state}: see {@link dev.cdccache.connector.engine.EngineState}.</li>
+ *   <li>{@code cdc_connector_transactions_coalesced_total{table}}: transactions whose remaining row events of the
+ *       table were replaced by one table-wide eviction (docs/connector.md, "Large transactions");</li>
+ *   <li>{@code cdc_connector_events_suppressed_total{table}}: row events not published because such an eviction
+ *       covers them.</li>
  * </ul>
  */
 public final class PublishMetrics {
 
     private final MeterRegistry registry;
     private final Map<String, Counter> publishedByTable = new ConcurrentHashMap<>();
+    private final Map<String, Counter> coalescedByTable = new ConcurrentHashMap<>();
+    private final Map<String, Counter> suppressedByTable = new ConcurrentHashMap<>();
     private final Counter failures;
     private final Timer lag;
     private final AtomicLong lastEventEpochMillis = new AtomicLong();
@@ -80,6 +86,22 @@ public final class PublishMetrics {
         for (int i = 0; i < events; i++) {
             lag.record(millis, TimeUnit.MILLISECONDS);
         }
+    }
+
+    /** One transaction's remaining row events of {@code table} are replaced by one table-wide eviction. */
+    public void transactionCoalesced(String table) {
+        coalescedByTable.computeIfAbsent(table, t -> Counter.builder("cdc.connector.transactions.coalesced")
+                .description("Transactions whose remaining row events of the table were replaced by one table-wide eviction")
+                .tag("table", t)
+                .register(registry)).increment();
+    }
+
+    /** {@code rows} row events of {@code table} were not published: a table-wide eviction covers them. */
+    public void rowsSuppressed(String table, int rows) {
+        suppressedByTable.computeIfAbsent(table, t -> Counter.builder("cdc.connector.events.suppressed")
+                .description("Row events not published because a table-wide eviction of their transaction covers them")
+                .tag("table", t)
+                .register(registry)).increment(rows);
     }
 
     /** Records one failed batch. */

@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
@@ -49,6 +50,8 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
     private final HeartbeatRecords heartbeats;
     private final OversizedEvents oversized;
     private final CommitTimes commitTimes = new CommitTimes();
+    private final TransactionCoalescer coalescer;
+    private final TableEvictions evictions;
 
     /** A publisher for a connector without a heartbeat table, with the producer's default max.request.size. */
     public KafkaChangePublisher(Supplier<Producer<byte[], byte[]>> producer, ChangeEventSerializer serializer,
@@ -57,15 +60,31 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
                 new OversizedEvents(1024 * 1024, new SimpleMeterRegistry()));
     }
 
+    /** A publisher that never coalesces large transactions. */
+    public KafkaChangePublisher(Supplier<Producer<byte[], byte[]>> producer, ChangeEventSerializer serializer,
+            PublishMetrics metrics, String topicPrefix, Clock clock, HeartbeatRecords heartbeats,
+            OversizedEvents oversized) {
+        this(producer, serializer, metrics, topicPrefix, clock, heartbeats, oversized, TransactionCoalescer.never());
+    }
+
     /**
      * @param producer supplies the (idempotent, {@code acks=all}) producer on first use, so that no
      *     Kafka connection is opened before the start-up checks passed
      * @param heartbeats recognises heartbeat-table records: other connectors' rows are not published
      * @param oversized reduces events the producer would refuse as too large
+     * @param coalescer decides which row events of large transactions a table-wide eviction replaces
      */
     public KafkaChangePublisher(Supplier<Producer<byte[], byte[]>> producer, ChangeEventSerializer serializer,
             PublishMetrics metrics, String topicPrefix, Clock clock, HeartbeatRecords heartbeats,
-            OversizedEvents oversized) {
+            OversizedEvents oversized, TransactionCoalescer coalescer) {
+        this(producer, serializer, metrics, topicPrefix, clock, heartbeats, oversized, coalescer, new TableEvictions());
+    }
+
+    KafkaChangePublisher(Supplier<Producer<byte[], byte[]>> producer, ChangeEventSerializer serializer,
+            PublishMetrics metrics, String topicPrefix, Clock clock, HeartbeatRecords heartbeats,
+            OversizedEvents oversized, TransactionCoalescer coalescer, TableEvictions evictions) {
+        this.coalescer = coalescer;
+        this.evictions = evictions;
         this.producer = producer;
         this.serializer = serializer;
         this.metrics = metrics;
@@ -93,10 +112,14 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
      */
     List<PendingSend> send(List<RecordChangeEvent<SourceRecord>> records) throws InterruptedException {
         List<PendingSend> sends = new ArrayList<>(records.size());
+        boolean coalescing = coalescer.enabled();
         int acknowledged = 0;
         try {
             for (RecordChangeEvent<SourceRecord> event : records) {
                 SourceRecord record = event.record();
+                if (coalescing) {
+                    coalescer.transaction(transactionKey(record));
+                }
                 if (isDebeziumHeartbeat(record)) {
                     continue; // carries only a binlog position; it is still marked processed below
                 }
@@ -111,6 +134,17 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
                     awaitAll(sends.subList(acknowledged, sends.size()));
                     acknowledged = sends.size();
                 }
+                if (coalescing && !heartbeats.isHeartbeat(record)) {
+                    String table = tableOf(record.topic());
+                    TransactionCoalescer.Decision decision = coalescer.decide(table, record.value() == null);
+                    if (decision == TransactionCoalescer.Decision.SUPPRESS) {
+                        continue; // covered by the table-wide eviction sent before it; still marked processed below
+                    }
+                    if (decision == TransactionCoalescer.Decision.EVICT_TABLE) {
+                        sendTableEviction(record, table, sends);
+                        continue;
+                    }
+                }
                 ProducerRecord<byte[], byte[]> producerRecord = serializer.toProducerRecord(record);
                 if (oversized.tooLarge(producerRecord)) {
                     // the producer would refuse it, the batch would never be acknowledged: a crash loop
@@ -121,8 +155,59 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
         } catch (RuntimeException e) {
             metrics.publishFailed();
             throw new PublishFailedException("Could not hand a change event to the Kafka producer", e);
+        } finally {
+            coalescer.drainSuppressed(metrics::rowsSuppressed);
         }
         return sends;
+    }
+
+    /**
+     * Hands the table-wide eviction that replaces {@code firstSuppressed} and the table's later rows of its
+     * transaction to the producer: a copy on every partition of the topic (see {@link TableEvictions}). The
+     * suppressed records are marked processed only with their batch, after Kafka acknowledged these copies, so a
+     * stored offset never passes a suppressed row whose eviction Kafka does not hold.
+     */
+    private void sendTableEviction(SourceRecord firstSuppressed, String table, List<PendingSend> sends) {
+        String topic = firstSuppressed.topic();
+        List<Integer> partitions = producer.get().partitionsFor(topic).stream().map(PartitionInfo::partition).sorted()
+                .toList();
+        String transaction = transactionName(firstSuppressed);
+        coalescer.nameTransaction(transaction);
+        int published = coalescer.published(table);
+        for (ProducerRecord<byte[], byte[]> copy : evictions.of(serializer.toProducerRecord(firstSuppressed),
+                transaction, published, partitions)) {
+            sends.add(new PendingSend(firstSuppressed, producer.get().send(copy), true));
+        }
+        metrics.transactionCoalesced(table);
+        log.info("Transaction {} changed more than {} rows of {}: published a table-wide eviction to the {} partitions"
+                + " of {} instead of its remaining row events of the table", transaction, coalescer.threshold(table),
+                table, partitions.size(), topic);
+    }
+
+    /**
+     * The key the records of one transaction share: the binlog connectors' resume offset names the file and the
+     * position of the transaction's start for every row of it ({@code event}/{@code row} count the rows within).
+     * {@code null} without one: such a record is a transaction of its own.
+     */
+    static Object transactionKey(SourceRecord record) {
+        Map<String, ?> offset = record.sourceOffset();
+        if (offset == null) {
+            return null;
+        }
+        Object file = offset.get("file");
+        Object pos = offset.get("pos");
+        return file == null || pos == null ? null : file + ":" + pos;
+    }
+
+    /** The transaction's GTID ({@code source.gtid}) where the server has one, else {@code file:pos} of its start. */
+    static String transactionName(SourceRecord record) {
+        if (record.value() instanceof Struct value && value.schema().field("source") != null
+                && value.get("source") instanceof Struct source && source.schema().field("gtid") != null
+                && source.get("gtid") instanceof String gtid) {
+            return gtid;
+        }
+        Object key = transactionKey(record);
+        return key == null ? "(unknown)" : key.toString();
     }
 
     /**
@@ -177,8 +262,8 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
                 try {
                     send.result().get();
                 } catch (ExecutionException e) {
-                    if (!(e.getCause() instanceof RecordTooLargeException)) {
-                        throw e;
+                    if (!(e.getCause() instanceof RecordTooLargeException) || send.tableEviction()) {
+                        throw e; // an eviction has no smaller form: its row is not what it stands for
                     }
                     // The broker refused it (topic max.message.bytes below the producer's limit): send the reduced
                     // event. It may arrive after later changes of the same row; eviction does not depend on order.
@@ -263,7 +348,14 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
         }
     }
 
-    /** A send handed to the producer and its pending acknowledgement. */
-    record PendingSend(SourceRecord record, Future<RecordMetadata> result) {
+    /**
+     * A send handed to the producer and its pending acknowledgement.
+     *
+     * @param tableEviction a copy of a table-wide eviction (not {@code record}'s own event)
+     */
+    record PendingSend(SourceRecord record, Future<RecordMetadata> result, boolean tableEviction) {
+        PendingSend(SourceRecord record, Future<RecordMetadata> result) {
+            this(record, result, false);
+        }
     }
 }

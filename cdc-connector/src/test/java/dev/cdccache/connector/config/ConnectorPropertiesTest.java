@@ -225,4 +225,46 @@ class ConnectorPropertiesTest {
             assertThat(analysisOf(context.getStartupFailure())).contains("database.table.column of a table in cdc.connector.tables");
         });
     }
+
+    @Test
+    void largeTransactionsAreCoalescedAfterTenThousandRowsUnlessATableSaysOtherwise() {
+        runner.run(context -> {
+            ConnectorProperties.LargeTransactions large = context.getBean(ConnectorProperties.class).getLargeTransactions();
+            assertThat(large.defaultThreshold()).isEqualTo(10_000);
+            assertThat(large.isConfigured()).as("nothing set: the Kafka Connect export is not refused").isFalse();
+        });
+        runner.withPropertyValues("cdc.connector.tables[1]=coupon_db.place",
+                "cdc.connector.large-transactions.evict-table-after-rows=0",
+                "cdc.connector.large-transactions.tables.coupon_db.coupon=500",
+                "cdc.connector.large-transactions.tables[Coupon_DB.Place]=7")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    ConnectorProperties.LargeTransactions large =
+                            context.getBean(ConnectorProperties.class).getLargeTransactions();
+                    assertThat(large.defaultThreshold()).isZero();
+                    assertThat(large.tableThresholds()).containsEntry("coupon_db.coupon", 500)
+                            .containsEntry("coupon_db.place", 7).hasSize(2);
+                    assertThat(large.isConfigured()).as("a table coalesces").isTrue();
+                });
+        runner.withPropertyValues("cdc.connector.large-transactions.evict-table-after-rows=0")
+                .run(context -> assertThat(context.getBean(ConnectorProperties.class).getLargeTransactions()
+                        .isConfigured()).as("0 is what Kafka Connect does anyway").isFalse());
+    }
+
+    @Test
+    void aLargeTransactionThresholdMustBeANumberOfRowsOfACapturedTable() {
+        runner.withPropertyValues("cdc.connector.large-transactions.evict-table-after-rows=-1")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("largeTransactions.evictTableAfterRows")
+                        .hasMessageContaining("must be 0 (never) or a number of rows"));
+        runner.withPropertyValues("cdc.connector.large-transactions.evict-table-after-rows=many")
+                .run(context -> assertThat(context).hasFailed());
+        runner.withPropertyValues("cdc.connector.large-transactions.tables.coupon_db.copon=5")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("every key of cdc.connector.large-transactions.tables must be a table of"
+                                + " cdc.connector.tables"));
+        runner.withPropertyValues("cdc.connector.large-transactions.tables.coupon_db.coupon=-3")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("must be 0 (never) or a number of rows"));
+    }
 }

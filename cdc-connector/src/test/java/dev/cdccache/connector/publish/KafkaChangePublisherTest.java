@@ -46,7 +46,7 @@ class KafkaChangePublisherTest {
         }
     }
 
-    private static class RecordingCommitter implements DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> {
+    static class RecordingCommitter implements DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> {
         final List<String> calls = new CopyOnWriteArrayList<>();
 
         @Override

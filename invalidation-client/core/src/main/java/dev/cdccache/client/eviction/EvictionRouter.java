@@ -5,11 +5,14 @@ import dev.cdccache.client.keymapping.KeyMappingException;
 import dev.cdccache.client.metrics.BadInputLog;
 import dev.cdccache.client.metrics.ClientMetrics;
 import dev.cdccache.client.metrics.ErrorReason;
+import dev.cdccache.client.metrics.TableEvictionReason;
 import dev.cdccache.client.parsing.ChangeEvent;
 import dev.cdccache.client.parsing.Operation;
 import dev.cdccache.client.position.AppliedPositions;
 import dev.cdccache.contract.ReducedEvent;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -23,8 +26,9 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Applies change events to the caches bound to their topic: the keys of the row before and after the change
- * are evicted (so a changed secondary key evicts the old and the new key); evict-all bindings, truncates
- * and rows whose key cannot be derived evict the whole cache. Used by the consumer thread only.
+ * are evicted (so a changed secondary key evicts the old and the new key); evict-all bindings, truncates,
+ * table-wide evictions of large transactions and rows whose key cannot be derived evict the whole cache. Used by
+ * the consumer thread only.
  */
 @Internal
 public final class EvictionRouter {
@@ -52,6 +56,17 @@ public final class EvictionRouter {
     private final ClientMetrics metrics;
     private final BadInputLog badInput;
     private final AppliedPositions positions;
+    /**
+     * The latest table-wide evictions applied (topic and eviction id), so that their copies on the other partitions
+     * evict nothing more. Bounded: a copy read after its entry was dropped evicts once more, which is only a cost.
+     */
+    private final Set<String> recentEvictions = Collections.newSetFromMap(new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > RECENT_EVICTIONS;
+        }
+    });
+    private static final int RECENT_EVICTIONS = 1024;
 
     public EvictionRouter(Map<String, List<CacheBinding>> bindingsByTopic, ClientMetrics metrics, BadInputLog badInput) {
         this(bindingsByTopic, metrics, badInput, new AppliedPositions());
@@ -114,7 +129,14 @@ public final class EvictionRouter {
                     "no cache is bound to this topic");
             return;
         }
+        if (event.coalesced() != null) {
+            applyCoalesced(event);
+            return;
+        }
         Operation op = event.operation();
+        if (op == Operation.TRUNCATE) {
+            metrics.tableEvicted(bindings.get(0).table(), TableEvictionReason.TRUNCATE);
+        }
         for (CacheBinding binding : bindings) {
             if (binding.evictAll() || op == Operation.TRUNCATE) {
                 evictAll(binding);
@@ -142,6 +164,31 @@ public final class EvictionRouter {
                 default -> evictAll(binding);
             }
         }
+    }
+
+    /**
+     * A table-wide eviction that stands for the remaining rows of a large transaction (docs/contract.md, "Large
+     * transactions"): every cache bound to the topic is evicted once. The connector publishes a copy on each
+     * partition; only the first copy read evicts: the transaction had committed before the connector read it, so
+     * whatever is loaded after that first eviction already reflects it. The other copies evict nothing more; they
+     * are still applied positions of their partitions (the caller records them), so no partition proves a position
+     * past the transaction before its own copy was read. A copy without an eviction id evicts.
+     */
+    private void applyCoalesced(ChangeEvent event) {
+        String eviction = event.coalesced().eviction();
+        if (!eviction.isEmpty() && !recentEvictions.add(event.topic() + '\n' + eviction)) {
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("Copy of table-wide eviction {} (transaction {}) on {}-{}@{}: already applied",
+                        eviction, event.coalesced().transaction(), event.topic(), event.partition(), event.offset());
+            }
+            return;
+        }
+        Set<String> evicted = evictAllOf(event.topic());
+        String table = tableOf(event.topic());
+        metrics.tableEvicted(table, TableEvictionReason.COALESCED_TRANSACTION);
+        LOG.info("Transaction {} changed more rows of {} than the connector publishes one by one: evicted caches {}"
+                + " entirely (table-wide eviction {} read from {}-{}@{})", event.coalesced().transaction(), table,
+                evicted, eviction, event.topic(), event.partition(), event.offset());
     }
 
     private static boolean lostKeyColumns(CacheBinding binding, ChangeEvent event) {

@@ -57,6 +57,8 @@ import java.util.concurrent.atomic.LongAdder;
  *       default), recomputations of the precomputed staleness threshold (by the ticker, the consumer thread or a
  *       clock reader) that came later than {@code staleness-check-slack} after the one before, so that hits in
  *       between may have been served past the bound. Alert on any increase.</li>
+ *   <li>{@code cdc.client.table.evictions} (counter; table, reason=coalesced_transaction|truncate): change events
+ *       that evicted every cache bound to their table at once, see {@link TableEvictionReason}.</li>
  *   <li>{@code cdc.client.unproven.evictions} (counter; reason=epoch_change|new_coverage|freshness_gap): caches
  *       evicted entirely because their entries could not be proven; every reason registered at 0 from the start.</li>
  *   <li>{@code cache.*} (tags cache=name): Caffeine statistics via {@link CaffeineCacheMetrics}.</li>
@@ -80,6 +82,8 @@ public final class ClientMetrics {
     private final Map<String, Counter> discarded = new ConcurrentHashMap<>();
     private final Map<String, Counter> dropped = new ConcurrentHashMap<>();
     private final Map<String, Counter> unproven = new ConcurrentHashMap<>();
+    private final Map<String, Counter> tableEvictions = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> tableEvictionCounts = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> unprovenCounts = new ConcurrentHashMap<>();
     private final Map<ErrorReason, Counter> errors = new EnumMap<>(ErrorReason.class);
     /** Kept apart from the registry, which may be a no-op, for health details and tests. */
@@ -228,6 +232,22 @@ public final class ClientMetrics {
     private Counter evictionCounter(String cache, String scope) {
         return Counter.builder("cdc.client.evictions").tags(commonTags).tag("cache", cache).tag("scope", scope)
                 .description("Evictions applied from change events").register(registry);
+    }
+
+    /** An event evicted every cache bound to {@code table} at once, for {@code reason}. */
+    public void tableEvicted(String table, TableEvictionReason reason) {
+        String key = table + '|' + reason.tag();
+        tableEvictions.computeIfAbsent(key, k -> Counter.builder("cdc.client.table.evictions").tags(commonTags)
+                .tag("table", table).tag("reason", reason.tag())
+                .description("Change events that evicted every cache bound to their table at once").register(registry))
+                .increment();
+        tableEvictionCounts.computeIfAbsent(key, k -> new LongAdder()).increment();
+    }
+
+    /** Table-wide evictions of {@code table} so far for {@code reason}, for tests and health details. */
+    public long tableEvictions(String table, TableEvictionReason reason) {
+        LongAdder count = tableEvictionCounts.get(table + '|' + reason.tag());
+        return count == null ? 0 : count.sum();
     }
 
     /** Records {@code cdc.client.commit.lag} of a change of {@code table}, if enabled (else does nothing). */

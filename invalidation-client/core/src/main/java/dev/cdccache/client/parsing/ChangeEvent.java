@@ -24,13 +24,38 @@ import tools.jackson.databind.JsonNode;
  *        "Oversized events"); empty for a complete event
  * @param gtid {@code source.gtid}: the change's commit position ({@code 0-1-451} on MariaDB, {@code uuid:n} on
  *        MySQL), or {@code null} if absent
+ * @param coalesced the envelope's top-level {@code coalesced} marker: a table-wide eviction the connector published
+ *        instead of the remaining row events of a large transaction (docs/contract.md, "Large transactions");
+ *        {@code null} for any other event
  */
 public record ChangeEvent(String topic, int partition, long offset, Operation operation, JsonNode before,
         JsonNode after, String database, String table, long sourceTimestampMillis, long eventTimestampMillis,
-        Set<String> truncatedColumns, String gtid) {
+        Set<String> truncatedColumns, String gtid, Coalesced coalesced) {
+
+    /**
+     * What a coalesced eviction says (docs/contract.md, "Large transactions").
+     *
+     * @param transaction the transaction it stands for (its GTID, or {@code file:pos}); empty if not given
+     * @param eviction the publication it belongs to, shared by its copies on the topic's partitions; empty if not
+     *        given (then every copy evicts)
+     */
+    public record Coalesced(String transaction, String eviction) {
+        public Coalesced {
+            transaction = transaction == null ? "" : transaction;
+            eviction = eviction == null ? "" : eviction;
+        }
+    }
 
     public ChangeEvent {
         truncatedColumns = truncatedColumns == null ? Set.of() : Set.copyOf(truncatedColumns);
+    }
+
+    /** An event that is not a coalesced eviction. */
+    public ChangeEvent(String topic, int partition, long offset, Operation operation, JsonNode before,
+            JsonNode after, String database, String table, long sourceTimestampMillis, long eventTimestampMillis,
+            Set<String> truncatedColumns, String gtid) {
+        this(topic, partition, offset, operation, before, after, database, table, sourceTimestampMillis,
+                eventTimestampMillis, truncatedColumns, gtid, null);
     }
 
     /** An event without a commit position. */

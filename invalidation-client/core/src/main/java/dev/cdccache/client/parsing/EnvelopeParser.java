@@ -1,6 +1,7 @@
 package dev.cdccache.client.parsing;
 
 import dev.cdccache.client.Internal;
+import dev.cdccache.contract.CoalescedEviction;
 import dev.cdccache.contract.Envelope;
 import dev.cdccache.contract.ReducedEvent;
 import java.util.HashSet;
@@ -21,7 +22,7 @@ import tools.jackson.databind.node.ObjectNode;
  * or enabled ({@code {"schema":..,"payload":{...}}}). Unknown fields are ignored. Thread-safe.
  *
  * <p>Reads the bytes as a token stream and keeps only what a {@link ChangeEvent} holds: {@code op}, the row
- * images (all columns, or those of a {@link RowColumns}), {@code ts_ms}, {@code truncated_columns} and
+ * images (all columns, or those of a {@link RowColumns}), {@code ts_ms}, {@code truncated_columns}, {@code coalesced} and
  * {@code source.db/table/ts_ms/gtid}. Everything else ({@code source.file/pos/server_id/...}, {@code transaction},
  * {@code ts_us}, an embedded {@code schema}, skipped columns) is stepped over without being decoded: it is most
  * of an envelope, and the consumer parses every record. The outcome is exactly that of reading the whole value
@@ -112,7 +113,7 @@ public final class EnvelopeParser {
         }
         return new ChangeEvent(topic, partition, offset, operation, envelope.before, envelope.after,
                 envelope.database, envelope.table, envelope.sourceTs, envelope.ts, envelope.truncatedColumns,
-                envelope.gtid);
+                envelope.gtid, envelope.coalesced);
     }
 
     /**
@@ -142,6 +143,7 @@ public final class EnvelopeParser {
                 case Envelope.SOURCE -> readSource(p, token, fields);
                 case Envelope.TS_MS -> fields.ts = number(p, token);
                 case ReducedEvent.TRUNCATED_COLUMNS -> fields.truncatedColumns = truncatedColumns(p, token);
+                case CoalescedEviction.FIELD -> fields.coalesced = coalesced(p, token);
                 case PAYLOAD -> {
                     if (root && token == JsonToken.START_OBJECT) {
                         fields.payload = readFields(p, columns, false);
@@ -206,6 +208,30 @@ public final class EnvelopeParser {
             }
         }
         return columns.isEmpty() ? Set.of() : columns;
+    }
+
+    /**
+     * The {@code coalesced} marker: an object (its {@code transaction} and {@code eviction} strings, other fields
+     * ignored), or {@code null} when the field is {@code null} or not an object (then the event is read like any
+     * reduced event: its {@code truncated_columns} still evict).
+     */
+    private static ChangeEvent.Coalesced coalesced(JsonParser p, JsonToken token) {
+        if (token != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return null;
+        }
+        String transaction = null;
+        String eviction = null;
+        String name;
+        while ((name = p.nextName()) != null) {
+            JsonToken value = p.nextToken();
+            switch (name) {
+                case CoalescedEviction.TRANSACTION -> transaction = string(p, value);
+                case CoalescedEviction.EVICTION -> eviction = string(p, value);
+                default -> p.skipChildren();
+            }
+        }
+        return new ChangeEvent.Coalesced(transaction, eviction);
     }
 
     /** A row image: the kept columns with the values a tree parse holds; the others skipped undecoded. */
@@ -311,6 +337,7 @@ public final class EnvelopeParser {
         String gtid;
         long ts = -1;
         Set<String> truncatedColumns = Set.of();
+        ChangeEvent.Coalesced coalesced;
         /** Root only: the {@code payload} object of an envelope with embedded schema. */
         Fields payload;
         /** Root only: whether a {@code schema} field is present (with any value). */

@@ -16,7 +16,7 @@ public final class ChangeEvents {
         return new ChangeEvent(event.topic(), event.partition(), event.offset(), event.operation(),
                 keepingOnly(event.before(), columns), keepingOnly(event.after(), columns), event.database(),
                 event.table(), event.sourceTimestampMillis(), event.eventTimestampMillis(), event.truncatedColumns(),
-                event.gtid());
+                event.gtid(), event.coalesced());
     }
 
     private static JsonNode keepingOnly(JsonNode row, RowColumns columns) {

@@ -81,12 +81,15 @@ final class EnvelopeCorpus {
         if (random.nextInt(6) == 0) {
             fields.add(field("truncated_columns", truncatedColumns()));
         }
+        if (random.nextInt(8) == 0) {
+            fields.add(field("coalesced", coalesced()));
+        }
         if (rarely()) {
             fields.add(field(pick("somethingNew", "payload", "schema", "\\u006fp"), oddValue()));
         }
         if (rarely()) {
             // A duplicated name: the last occurrence is the one a tree keeps.
-            String again = pick("op", "before", "after", "source", "ts_ms", "truncated_columns");
+            String again = pick("op", "before", "after", "source", "ts_ms", "truncated_columns", "coalesced");
             fields.add(field(again, again.equals("op") ? quote(pick("c", "u", "x")) : oddValue()));
         }
         Collections.shuffle(fields, random);
@@ -217,6 +220,13 @@ final class EnvelopeCorpus {
         }
         Collections.shuffle(fields, random);
         return "{" + String.join(",", fields) + "}";
+    }
+
+    /** The marker of a table-wide eviction, sometimes partial or of another type. */
+    private String coalesced() {
+        return pick("{\"transaction\":\"0-1-77\",\"eviction\":\"e-1\",\"rows_published\":10000,\"partitions\":3}",
+                "{\"eviction\":\"e-2\"}", "{\"transaction\":7,\"eviction\":[\"x\"]}", "{}", "null", "[1]", "\"x\"",
+                "{\"transaction\":\"a\",\"transaction\":\"b\",\"nested\":{\"eviction\":\"no\"}}");
     }
 
     private String truncatedColumns() {

@@ -128,7 +128,7 @@ class EnvelopeParserEquivalenceTest {
         assertThat(event.before().get("code")).isEqualTo(full.before().get("code"));
         assertThat(event).isEqualTo(new ChangeEvent(full.topic(), full.partition(), full.offset(), full.operation(),
                 event.before(), event.after(), full.database(), full.table(), full.sourceTimestampMillis(),
-                full.eventTimestampMillis(), full.truncatedColumns(), full.gtid()));
+                full.eventTimestampMillis(), full.truncatedColumns(), full.gtid(), full.coalesced()));
         ChangeEvent none = parser.parse(TOPIC, 0, 1, EnvelopeCorpus.couponUpdate().getBytes(StandardCharsets.UTF_8),
                 RowColumns.only(Set.of()));
         assertThat(none.before()).isNotNull().isEmpty(); // a row image is still there: the key is just not in it

@@ -34,6 +34,19 @@ class EnvelopeParserTest {
     }
 
     @Test
+    void readsTheMarkerOfACoalescedEvictionAndNothingElseForOtherEvents() throws Exception {
+        ChangeEvent event = parse("""
+                {"before":null,"after":null,"source":{"gtid":"0-1-77"},"op":"u","truncated_columns":["*"],
+                 "coalesced":{"transaction":"0-1-77","eviction":"e-1","rows_published":10000,"partitions":3,"new":{}}}""");
+        assertThat(event.coalesced()).isEqualTo(new ChangeEvent.Coalesced("0-1-77", "e-1"));
+        assertThat(event.truncatedColumns()).containsExactly("*");
+        assertThat(parse("{\"op\":\"u\",\"coalesced\":{}}").coalesced()).isEqualTo(new ChangeEvent.Coalesced("", ""));
+        assertThat(parse("{\"op\":\"u\",\"coalesced\":null}").coalesced()).isNull();
+        assertThat(parse("{\"op\":\"u\",\"coalesced\":[1]}").coalesced()).isNull();
+        assertThat(parse("{\"op\":\"u\"}").coalesced()).isNull();
+    }
+
+    @Test
     void readsAnEnvelopeWithEmbeddedSchema() throws Exception {
         ChangeEvent event = parse("""
                 {"schema":{"type":"struct","fields":[],"name":"cdc.shop.item.Envelope"},

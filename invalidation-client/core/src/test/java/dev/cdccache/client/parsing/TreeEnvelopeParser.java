@@ -1,5 +1,6 @@
 package dev.cdccache.client.parsing;
 
+import dev.cdccache.contract.CoalescedEviction;
 import dev.cdccache.contract.Envelope;
 import dev.cdccache.contract.ReducedEvent;
 import java.util.HashSet;
@@ -68,7 +69,17 @@ public final class TreeEnvelopeParser {
         }
         return new ChangeEvent(topic, partition, offset, operation, row(envelope.get(Envelope.BEFORE)),
                 row(envelope.get(Envelope.AFTER)), database, table, sourceTs, number(envelope.get(Envelope.TS_MS)),
-                truncatedColumns(envelope.get(ReducedEvent.TRUNCATED_COLUMNS)), gtid);
+                truncatedColumns(envelope.get(ReducedEvent.TRUNCATED_COLUMNS)), gtid,
+                coalesced(envelope.get(CoalescedEviction.FIELD)));
+    }
+
+    /** The {@code coalesced} marker if it is an object, else {@code null}. */
+    private static ChangeEvent.Coalesced coalesced(JsonNode node) {
+        if (node == null || !node.isObject()) {
+            return null;
+        }
+        return new ChangeEvent.Coalesced(text(node.get(CoalescedEviction.TRANSACTION)),
+                text(node.get(CoalescedEviction.EVICTION)));
     }
 
     /**

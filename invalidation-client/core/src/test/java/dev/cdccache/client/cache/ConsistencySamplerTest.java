@@ -178,6 +178,49 @@ class ConsistencySamplerTest {
     }
 
     @Test
+    void aHitOfLookupHandedOverWithItsLoaderLaterIsClassifiedLikeAHitOfGet() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = deliberatelyStale(1);
+        CachedValue<String> entry = cache.lookup(1L);
+
+        SampledHit<Long, String> hit = cache.drawSample(1L, entry);
+        assertThat(hit).as("drawn at one-in 1").isNotNull();
+        assertThat(outcomes).as("nothing before the hand-over").isEmpty();
+        hit.reread(loader);
+
+        assertThat(decided.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(outcomes).containsExactly(Outcome.STALE);
+    }
+
+    @Test
+    void anInvalidationBetweenTheHitAndItsHandOverCountsAsOneThatTookTheEntryOut() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = sampledCache(1, 100);
+        database.put(1L, "v1");
+        cache.get(1L, loader); // miss: loaded, not sampled
+        CachedValue<String> entry = cache.lookup(1L);
+        SampledHit<Long, String> hit = cache.drawSample(1L, entry);
+        database.put(1L, "v2");
+        cache.invalidate(1L); // before the caller hands the hit over: the generations were taken at the hit
+
+        hit.reread(loader);
+
+        assertThat(decided.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(outcomes).containsExactly(Outcome.CONSISTENT);
+    }
+
+    @Test
+    void withoutASamplerNoHitIsDrawn() {
+        StalenessGuard guard = new StalenessGuard(System::currentTimeMillis, Duration.ofSeconds(5),
+                StalenessPolicy.SERVE_STALE, true);
+        CaffeineInvalidatingCache<Long, String> cache = new CaffeineInvalidatingCache<>("coupons",
+                Caffeine.newBuilder().maximumSize(10), guard, true, 0, ForkJoinPool.commonPool(),
+                CaffeineInvalidatingCache.LoadListener.NONE, ReadGate.OPEN, null);
+        cache.startAccepting();
+        cache.put(1L, "cached");
+
+        assertThat(cache.drawSample(1L, cache.lookup(1L))).isNull();
+    }
+
+    @Test
     void settingsNameTheValueToFix() {
         assertThatThrownBy(() -> new ConsistencySampler.Settings(0, 10, BOUND, Duration.ofHours(1),
                 Objects::deepEquals)).hasMessageContaining("one-in must be at least 1");

@@ -46,6 +46,11 @@ class ConsistencySamplerTest {
                     outcomes.add(outcome);
                     decided.countDown();
                 });
+        return cache(sampler);
+    }
+
+    /** A cache that serves its entries whatever their age, sampled by {@code sampler} ({@code null}: not sampled). */
+    private static CaffeineInvalidatingCache<Long, String> cache(ConsistencySampler sampler) {
         StalenessGuard guard = new StalenessGuard(System::currentTimeMillis, Duration.ofSeconds(5),
                 StalenessPolicy.SERVE_STALE, true);
         CaffeineInvalidatingCache<Long, String> cache = new CaffeineInvalidatingCache<>("coupons",
@@ -209,12 +214,7 @@ class ConsistencySamplerTest {
 
     @Test
     void withoutASamplerNoHitIsDrawn() {
-        StalenessGuard guard = new StalenessGuard(System::currentTimeMillis, Duration.ofSeconds(5),
-                StalenessPolicy.SERVE_STALE, true);
-        CaffeineInvalidatingCache<Long, String> cache = new CaffeineInvalidatingCache<>("coupons",
-                Caffeine.newBuilder().maximumSize(10), guard, true, 0, ForkJoinPool.commonPool(),
-                CaffeineInvalidatingCache.LoadListener.NONE, ReadGate.OPEN, null);
-        cache.startAccepting();
+        CaffeineInvalidatingCache<Long, String> cache = cache(null);
         cache.put(1L, "cached");
 
         assertThat(cache.drawSample(1L, cache.lookup(1L))).isNull();

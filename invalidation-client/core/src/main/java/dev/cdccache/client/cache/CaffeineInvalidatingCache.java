@@ -166,6 +166,12 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     }
 
     @Override
+    public SampledHit<K, V> drawSample(K key, CachedValue<V> entry) {
+        // The same draw as a hit of get(key, loader); nothing is allocated unless drawn.
+        return sampler != null && sampler.draw() ? new SampledHit<>(sampler, this, key, entry) : null;
+    }
+
+    @Override
     public V getIfPresent(K key) {
         // Written out rather than through lookup(): one call level less on the hit path keeps Caffeine's
         // read path within the JIT's inlining depth.

@@ -24,7 +24,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Measures, in production, whether cache hits serve what the database holds: a small random share of the hits of
  * {@link CaffeineInvalidatingCache#get(Object, Function) get(key, loader)} is re-read through the same loader on the
- * sampler's own thread, off the request path, and the result is compared with the value the hit served.
+ * sampler's own thread, off the request path, and the result is compared with the value the hit served. Hits of
+ * {@link CaffeineInvalidatingCache#lookup lookup} are drawn the same way when their caller asks
+ * ({@link CaffeineInvalidatingCache#drawSample drawSample}) and handed over with a loader built afterwards
+ * ({@link SampledHit}).
  *
  * <p>Classification of one sample:
  * <ul>
@@ -167,10 +170,20 @@ public final class ConsistencySampler implements AutoCloseable {
     /** Hands a drawn hit to the sampler's thread, unless the per-second cap or the pending limit says no. */
     <K, V> void offer(CaffeineInvalidatingCache<K, V> cache, K key, CachedValue<V> entry,
             Function<? super K, ? extends V> loader) {
+        offer(cache, key, entry, loader, null);
+    }
+
+    /**
+     * {@link #offer(CaffeineInvalidatingCache, Object, CachedValue, Function)} with the key's invalidation
+     * generations taken at the hit ({@code null}: now), for a hit handed over after its caller built the loader.
+     */
+    <K, V> void offer(CaffeineInvalidatingCache<K, V> cache, K key, CachedValue<V> entry,
+            Function<? super K, ? extends V> loader, long[] generationsAtHit) {
         if (!admit()) {
             return;
         }
-        Probe<K, V> probe = new Probe<>(cache, key, entry, loader, cache.generationsOf(key));
+        Probe<K, V> probe = new Probe<>(cache, key, entry, loader,
+                generationsAtHit != null ? generationsAtHit : cache.generationsOf(key));
         counts(cache.name());
         try {
             executor.execute(() -> firstRead(probe));

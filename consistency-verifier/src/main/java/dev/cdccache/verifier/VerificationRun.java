@@ -16,8 +16,10 @@ import dev.cdccache.verifier.report.Report;
 import dev.cdccache.verifier.schema.Item;
 import dev.cdccache.verifier.schema.VerifierSchema;
 import dev.cdccache.verifier.workload.MissedIds;
+import dev.cdccache.verifier.workload.OffThreadConnections;
 import dev.cdccache.verifier.workload.ReadStatistics;
 import dev.cdccache.verifier.workload.Reader;
+import dev.cdccache.verifier.workload.StaleValuePlant;
 import dev.cdccache.verifier.workload.TableModel;
 import dev.cdccache.verifier.workload.Writer;
 import java.nio.file.Files;
@@ -27,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,10 +46,20 @@ public final class VerificationRun {
     private final VerifierSettings settings;
     private final LocalStack stack;
     private final RunClock clock = new RunClock();
+    private Consumer<List<ClientInstance>> beforeClose = instances -> { };
 
     public VerificationRun(VerifierSettings settings, LocalStack stack) {
         this.settings = settings;
         this.stack = stack;
+    }
+
+    /**
+     * Lets {@code inspector} look at the client instances once everything is checked, before they are closed: a test
+     * reads what an operator would (health, meters) from the live clients.
+     */
+    public VerificationRun beforeClose(Consumer<List<ClientInstance>> inspector) {
+        this.beforeClose = inspector;
+        return this;
     }
 
     public Report run() throws Exception {
@@ -75,6 +88,8 @@ public final class VerificationRun {
         List<Reader> readers = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         List<ReadStatistics> readStatistics = new ArrayList<>();
+        OffThreadConnections offThread = new OffThreadConnections(db);
+        StaleValuePlant plant = null;
         try {
             long connectorStart = clock.now();
             connector.start();
@@ -82,7 +97,8 @@ public final class VerificationRun {
             for (int i = 1; i <= settings.instances; i++) {
                 StalenessCheck check = settings.stalenessCheckOf(i);
                 ClientInstance instance = new ClientInstance("instance-" + i + "-" + VerifierSettings.name(check),
-                        stack.kafka().bootstrapServers(), settings.maxStaleness, check, history, timeline, clock);
+                        stack.kafka().bootstrapServers(), settings.maxStaleness, check, settings.samplingOneIn,
+                        settings.samplingMaxPerSecond, history, timeline, clock);
                 instance.start();
                 instances.add(instance);
                 ReadStatistics statistics = new ReadStatistics(instance.name(), settings.maxStaleness.toNanos());
@@ -91,7 +107,7 @@ public final class VerificationRun {
                     Reader reader = new Reader(instance, statistics, history, model, missedIds, db, clock,
                             settings.seed * 1000 + i * 10 + r, settings.readsPerSecondPerReader, settings.hotKeys,
                             settings.maxStaleness.toMillis(), settings.transactionalReadPercent,
-                            settings.transactionProtection);
+                            settings.transactionProtection, offThread);
                     readers.add(reader);
                     threads.add(start(reader, instance.name() + "-reader-" + r));
                 }
@@ -103,6 +119,14 @@ public final class VerificationRun {
                     settings.maxStaleness, settings.convergenceTimeout, endAt, db, stack.kafka(), connector,
                     instances, writer, prober, timeline, clock);
             Thread injectorThread = start(injector, "fault-injector");
+            Thread plantThread = null;
+            if (settings.plantStaleValue) {
+                plant = new StaleValuePlant(instances.get(0), readStatistics.get(0), history, writer, offThread, clock,
+                        settings.maxStaleness, () -> instances.stream()
+                                .mapToLong(instance -> instance.lagSteady().getMaxValue() * 1000).max().orElse(0),
+                        runStart + Duration.ofSeconds(3).toNanos());
+                plantThread = start(plant, "stale-value-plant");
+            }
             LOG.info("Verifying for {} s: {}", settings.duration.toSeconds(), settings);
 
             while (clock.now() < endAt && writerThread.isAlive()) {
@@ -110,6 +134,11 @@ public final class VerificationRun {
             }
             injector.stop();
             injectorThread.join();
+            if (plantThread != null) {
+                plantThread.join(Duration.ofSeconds(30).toMillis()); // its verdict may still be on its way
+                plant.stop();
+                plantThread.join();
+            }
             writer.stop();
             writerThread.join();
             long lastWrite = clock.now();
@@ -149,16 +178,23 @@ public final class VerificationRun {
             for (ClientInstance instance : instances) {
                 deliveries.add(DeliveryCheck.check(instance, history, lastWrite, clock));
             }
-            return new Report(settings, clock, writer.statistics(), readStatistics, instances, timeline.faults(),
-                    converged < 0 ? -1 : converged - lastWrite, convergenceProblem, firstComparison, finalComparison,
-                    deliveries, idleFreshness, history.expectedEventCount(), clock.now() - runStart);
+            Report report = new Report(settings, clock, writer.statistics(), readStatistics, instances,
+                    timeline.faults(), converged < 0 ? -1 : converged - lastWrite, convergenceProblem, firstComparison,
+                    finalComparison, deliveries, idleFreshness, history.expectedEventCount(), clock.now() - runStart,
+                    plant == null ? null : plant.result());
+            beforeClose.accept(List.copyOf(instances));
+            return report;
         } finally {
+            if (plant != null) {
+                plant.stop();
+            }
             readers.forEach(Reader::stop);
             writer.stop();
             for (ClientInstance instance : instances) {
                 instance.close();
             }
             connector.close();
+            offThread.close();
         }
     }
 

@@ -36,6 +36,20 @@ public final class VerifierSettings {
      * control, which must make the run FAIL.
      */
     boolean transactionProtection = true;
+    /**
+     * The clients' consistency sampler ({@code sampling.one-in}): one hit of {@code get(key, loader)} in this many is
+     * re-read through its loader on the sampler's own thread; 0 is off. Far denser than a production setting, so that
+     * a short run classifies thousands of samples.
+     */
+    int samplingOneIn = 20;
+    /** The clients' {@code sampling.max-per-second}: above what the readers' hits draw, so no drawn hit is dropped. */
+    int samplingMaxPerSecond = 100;
+    /**
+     * Negative control for the sampler: one row is changed and its old value put back into one instance's
+     * {@code itemById} Caffeine store, where no invalidation will reach it. The run must FAIL, and the sampler must
+     * report that value stale.
+     */
+    boolean plantStaleValue = false;
     int bulkRows = 2_000;
     Duration bulkEvery = Duration.ofSeconds(15);
     Duration truncateEvery = Duration.ofMinutes(3);
@@ -86,7 +100,9 @@ public final class VerifierSettings {
      * {@code --read-rate 250} (per reader thread), {@code --readers 2} (per instance),
      * {@code --max-staleness 3s}, {@code --staleness-check every-hit|scheduled|mixed} (default mixed: odd
      * instances every-hit, even ones scheduled), {@code --faults connector-kill,kafka-restart,...} (default: all; {@code none} for none),
-     * {@code --fault-gap 5s}, {@code --seed 42}, {@code --report path}, {@code --connector-jar path}.
+     * {@code --fault-gap 5s}, {@code --seed 42}, {@code --report path}, {@code --connector-jar path},
+     * {@code --transactional-reads 10}, {@code --transaction-protection on|off}, {@code --sampling-one-in 20} (0: off),
+     * {@code --sampling-max-per-second 100}.
      */
     public static VerifierSettings parse(String[] args) {
         VerifierSettings s = longForm(Duration.ofMinutes(10));
@@ -109,6 +125,8 @@ public final class VerifierSettings {
                 case "--connector-jar" -> s.connectorJar = Path.of(value);
                 case "--transactional-reads" -> s.transactionalReadPercent = percent(value);
                 case "--transaction-protection" -> s.transactionProtection = onOff(option, value);
+                case "--sampling-one-in" -> s.samplingOneIn = atLeast(option, value, 0);
+                case "--sampling-max-per-second" -> s.samplingMaxPerSecond = atLeast(option, value, 1);
                 case "--faults" -> {
                     s.faults = new ArrayList<>();
                     for (String name : value.equals("none") ? new String[0] : value.split(",")) {
@@ -117,7 +135,8 @@ public final class VerifierSettings {
                 }
                 default -> throw new IllegalArgumentException("unknown option " + option
                         + " (known: --duration --write-rate --read-rate --readers --max-staleness --staleness-check --faults"
-                        + " --fault-gap --seed --report --connector-jar --transactional-reads --transaction-protection)");
+                        + " --fault-gap --seed --report --connector-jar --transactional-reads --transaction-protection"
+                        + " --sampling-one-in --sampling-max-per-second)");
             }
         }
         return s;
@@ -127,6 +146,14 @@ public final class VerifierSettings {
         int value = Integer.parseInt(text.trim());
         if (value < 0 || value > 100) {
             throw new IllegalArgumentException("--transactional-reads is a percentage (0-100), was " + text);
+        }
+        return value;
+    }
+
+    static int atLeast(String option, String text, int min) {
+        int value = Integer.parseInt(text.trim());
+        if (value < min) {
+            throw new IllegalArgumentException(option + " must be at least " + min + ", was " + text);
         }
         return value;
     }
@@ -148,6 +175,24 @@ public final class VerifierSettings {
         this.transactionProtection = false;
         this.transactionalReadPercent = transactionalReadPercent;
         return this;
+    }
+
+    /**
+     * The sampler's negative control: one old value planted in one instance's cache, with no invalidation to come
+     * (see {@link #plantStaleValue}). A correct verifier reports FAIL, and the sampler reports the value stale.
+     */
+    public VerifierSettings withPlantedStaleValue() {
+        this.plantStaleValue = true;
+        return this;
+    }
+
+    /** Whether the clients run their consistency sampler. */
+    public boolean samplingOn() {
+        return samplingOneIn > 0;
+    }
+
+    public int samplingOneIn() {
+        return samplingOneIn;
     }
 
     /** {@code every-hit}, {@code scheduled}, or {@code mixed} ({@code null}: instances alternate). */
@@ -225,7 +270,9 @@ public final class VerifierSettings {
                 + initialRows + " rows at start, " + hotKeys + " hot), " + groups + " groups, bulk update of "
                 + bulkRows + " ids every " + bulkEvery.toSeconds() + " s, " + transactionalReadPercent
                 + "% of reads inside REPEATABLE READ transactions" + (transactionProtection ? "" : " NOT made known to"
-                        + " the caches (negative control)") + ", faults " + faults
+                        + " the caches (negative control)") + ", consistency sampling " + (samplingOneIn == 0 ? "off"
+                        : "one hit in " + samplingOneIn + " (at most " + samplingMaxPerSecond + "/s per instance)")
+                + (plantStaleValue ? ", one old value planted in a cache (negative control)" : "") + ", faults " + faults
                 + (repeatFaults ? " repeated" : " once each") + ", seed " + seed;
     }
 }

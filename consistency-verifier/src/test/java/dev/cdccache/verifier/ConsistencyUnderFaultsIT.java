@@ -33,6 +33,8 @@ class ConsistencyUnderFaultsIT {
                 .contains(FaultKind.CONNECTOR_KILL, FaultKind.KAFKA_RESTART, FaultKind.CLIENT_RESTART,
                         FaultKind.MARIADB_RESTART);
         assertThat(report.servedValues()).as("values served and classified").isGreaterThan(10_000);
+        assertThat(report.samples("consistent")).as("consistent samples of the clients' samplers").isPositive();
+        assertThat(report.samples("stale")).as("stale samples of the clients' samplers").isZero();
         assertThat(report.problems()).as("problems found (report: %s)", settings.report().toAbsolutePath())
                 .isEmpty();
         assertThat(report.passed()).isTrue();

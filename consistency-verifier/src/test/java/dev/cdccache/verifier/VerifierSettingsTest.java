@@ -33,6 +33,16 @@ class VerifierSettingsTest {
     }
 
     @Test
+    void samplingIsOnByDefaultAndCanBeSwitchedOff() {
+        assertThat(VerifierSettings.parse(new String[0]).samplingOneIn()).isEqualTo(20);
+        VerifierSettings off = VerifierSettings.parse(new String[] {"--sampling-one-in", "0"});
+        assertThat(off.samplingOn()).isFalse();
+        assertThat(off.toString()).contains("consistency sampling off");
+        assertThatThrownBy(() -> VerifierSettings.parse(new String[] {"--sampling-max-per-second", "0"}))
+                .hasMessageContaining("--sampling-max-per-second must be at least 1");
+    }
+
+    @Test
     void anUnknownOptionIsRejectedWithTheKnownOnes() {
         assertThatThrownBy(() -> VerifierSettings.parse(new String[] {"--speed", "fast"}))
                 .hasMessageContaining("unknown option --speed").hasMessageContaining("--duration");

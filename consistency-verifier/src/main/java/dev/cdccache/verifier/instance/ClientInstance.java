@@ -11,13 +11,19 @@ import dev.cdccache.verifier.fault.FaultTimeline;
 import dev.cdccache.verifier.history.CommittedHistory;
 import dev.cdccache.verifier.history.KeyHistory;
 import dev.cdccache.verifier.schema.VerifierSchema;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
@@ -31,8 +37,15 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>Readers use the client only through {@link #read}, under a read lock, so a restart never lets a read
  * use a closed client (whose caches no longer receive invalidations).
+ *
+ * <p>With consistency sampling on, the client's sampler counts are read from its meters
+ * ({@code cdc.client.consistency.samples}), the way an operator sees them, and summed over incarnations.
  */
 public final class ClientInstance implements AutoCloseable {
+
+    /** The sampler's outcomes, in the order of the arrays {@link #samplerCounts()} returns. */
+    public static final List<String> SAMPLE_OUTCOMES = List.of("consistent", "stale", "inconclusive");
+    private static final String SAMPLES_METER = "cdc.client.consistency.samples";
 
     private static final long HIGHEST_LAG_MICROS = TimeUnit.HOURS.toMicros(1);
 
@@ -56,9 +69,23 @@ public final class ClientInstance implements AutoCloseable {
     private final StalenessCheck stalenessCheck;
     /** Scheduled-check overruns of closed incarnations; guarded by the swap lock. */
     private long closedOverruns;
+    private final int samplingOneIn;
+    private final int samplingMaxPerSecond;
+    /** The current incarnation's meters. */
+    private volatile MeterRegistry meters;
+    /** Sampler counts of closed incarnations per cache ({@link #SAMPLE_OUTCOMES}); guarded by the swap lock. */
+    private final Map<String, long[]> closedSamples = new TreeMap<>();
+    private final LongAdder samplerRereads = new LongAdder();
 
+    /**
+     * @param samplingOneIn the client's {@code sampling.one-in}, 0 for no consistency sampling
+     * @param samplingMaxPerSecond the client's {@code sampling.max-per-second}
+     */
     public ClientInstance(String name, String bootstrapServers, Duration maxStaleness, StalenessCheck stalenessCheck,
-            CommittedHistory history, FaultTimeline timeline, RunClock clock) {
+            int samplingOneIn, int samplingMaxPerSecond, CommittedHistory history, FaultTimeline timeline,
+            RunClock clock) {
+        this.samplingOneIn = samplingOneIn;
+        this.samplingMaxPerSecond = samplingMaxPerSecond;
         this.name = name;
         this.bootstrapServers = bootstrapServers;
         this.maxStaleness = maxStaleness;
@@ -75,14 +102,18 @@ public final class ClientInstance implements AutoCloseable {
 
     /** Creates and starts a client and waits until it is ready. */
     public void start() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
         InvalidationClientConfig.Builder config = InvalidationClientConfig.builder()
                 .bootstrapServers(bootstrapServers)
                 .topicPrefix("cdc")
                 .maxStaleness(maxStaleness)
                 .stalenessCheck(stalenessCheck)
                 .clientId("verifier-" + name)
-                .meterRegistry(new SimpleMeterRegistry())
+                .meterRegistry(registry)
                 .listener(this::onApplied);
+        if (samplingOneIn > 0) {
+            config.samplingOneIn(samplingOneIn).samplingMaxPerSecond(samplingMaxPerSecond);
+        }
         Caches.definitions().forEach(config::cache);
         InvalidationClient created = new InvalidationClient(config.build());
         created.start();
@@ -94,6 +125,7 @@ public final class ClientInstance implements AutoCloseable {
         swap.closeForRestart();
         try {
             client = created;
+            meters = registry;
             incarnations++;
             synchronized (liveWindows) {
                 liveWindows.add(new long[] {readyAt, Long.MAX_VALUE});
@@ -113,6 +145,8 @@ public final class ClientInstance implements AutoCloseable {
             if (client != null) {
                 client.close();
                 closedOverruns += client.status().checkOverruns();
+                // read while the closed client still holds the counts its meters report
+                samples(meters).forEach((cache, counts) -> closedSamples.merge(cache, counts, ClientInstance::sum));
                 client = null;
             }
             synchronized (liveWindows) {
@@ -185,6 +219,54 @@ public final class ClientInstance implements AutoCloseable {
         } finally {
             swap.leave();
         }
+    }
+
+    /**
+     * The consistency sampler's outcomes per cache, summed over every incarnation: {@code [consistent, stale,
+     * inconclusive]} ({@link #SAMPLE_OUTCOMES}), from {@code cdc.client.consistency.samples}. Empty with sampling off.
+     */
+    public Map<String, long[]> samplerCounts() {
+        swap.enterWaiting();
+        try {
+            Map<String, long[]> all = new TreeMap<>();
+            closedSamples.forEach((cache, counts) -> all.put(cache, counts.clone()));
+            if (client != null) {
+                samples(meters).forEach((cache, counts) -> all.merge(cache, counts, ClientInstance::sum));
+            }
+            return all;
+        } finally {
+            swap.leave();
+        }
+    }
+
+    /**
+     * The current incarnation's {@code cdc.client.consistency.nines} per cache (over the sampling window; NaN without
+     * a decided sample). Empty with sampling off or while restarting.
+     */
+    public Map<String, Double> samplerNines() {
+        MeterRegistry registry = meters;
+        Map<String, Double> nines = new TreeMap<>();
+        if (registry != null) {
+            for (Gauge gauge : registry.find("cdc.client.consistency.nines").gauges()) {
+                nines.put(gauge.getId().getTag("cache"), gauge.value());
+            }
+        }
+        return nines;
+    }
+
+    /** The current incarnation's meters, as an operator would scrape them. */
+    public MeterRegistry meters() {
+        return meters;
+    }
+
+    /** Counts a loader call the sampler made (a loader running on a thread that is not a reader's). */
+    public void recordSamplerReread() {
+        samplerRereads.increment();
+    }
+
+    /** Loader calls made by the sampler, as the loaders saw them: at least one per sample, two when it differed. */
+    public long samplerRereads() {
+        return samplerRereads.sum();
     }
 
     public int incarnations() {
@@ -263,6 +345,29 @@ public final class ClientInstance implements AutoCloseable {
         if (committedAt != KeyHistory.PENDING && !timeline.disturbedAt(committedAt) && !timeline.disturbedAt(now)) {
             lagSteady.recordValue(lagMicros);
         }
+    }
+
+    private static Map<String, long[]> samples(MeterRegistry registry) {
+        Map<String, long[]> counts = new TreeMap<>();
+        if (registry == null) {
+            return counts;
+        }
+        for (FunctionCounter counter : registry.find(SAMPLES_METER).functionCounters()) {
+            int outcome = SAMPLE_OUTCOMES.indexOf(counter.getId().getTag("outcome"));
+            if (outcome >= 0) {
+                counts.computeIfAbsent(counter.getId().getTag("cache"), c -> new long[SAMPLE_OUTCOMES.size()])[outcome] +=
+                        (long) counter.count();
+            }
+        }
+        return counts;
+    }
+
+    private static long[] sum(long[] a, long[] b) {
+        long[] total = a.clone();
+        for (int i = 0; i < total.length; i++) {
+            total[i] += b[i];
+        }
+        return total;
     }
 
     @Override

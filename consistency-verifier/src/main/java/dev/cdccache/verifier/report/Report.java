@@ -10,6 +10,7 @@ import dev.cdccache.verifier.fault.FaultKind;
 import dev.cdccache.verifier.fault.FaultRecord;
 import dev.cdccache.verifier.instance.ClientInstance;
 import dev.cdccache.verifier.workload.ReadStatistics;
+import dev.cdccache.verifier.workload.StaleValuePlant;
 import dev.cdccache.verifier.workload.WriteKind;
 import dev.cdccache.verifier.workload.WriteStatistics;
 import java.io.IOException;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.ToLongFunction;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -48,13 +50,19 @@ public final class Report {
     private final long elapsedNanos;
     private final long steadyLagMaxNanos;
     private final long boundNanos;
+    /** Per instance (in order), the consistency sampler's counts per cache. */
+    private final List<Map<String, long[]>> samples = new ArrayList<>();
+    /** Per instance (in order), the nines gauge per cache, read while the clients are open (gauges hold them weakly). */
+    private final List<Map<String, Double>> nines = new ArrayList<>();
+    private final StaleValuePlant.Result plant;
     private final List<String> problems = new ArrayList<>();
 
     public Report(VerifierSettings settings, RunClock clock, WriteStatistics writes, List<ReadStatistics> reads,
             List<ClientInstance> instances, List<FaultRecord> faults, long finalConvergenceNanos,
             String convergenceProblem, CacheComparison.Result firstComparison, CacheComparison.Result finalComparison,
             List<DeliveryCheck.Result> deliveries, IdleFreshness.Result idle, long committedRowChanges,
-            long elapsedNanos) {
+            long elapsedNanos, StaleValuePlant.Result plant) {
+        this.plant = plant;
         this.settings = settings;
         this.clock = clock;
         this.writes = writes;
@@ -75,6 +83,10 @@ public final class Report {
         }
         this.steadyLagMaxNanos = lagMax;
         this.boundNanos = settings.maxStaleness().toNanos() + lagMax;
+        for (ClientInstance instance : instances) {
+            samples.add(instance.samplerCounts());
+            nines.add(instance.samplerNines());
+        }
         judge();
     }
 
@@ -121,12 +133,95 @@ public final class Report {
                     + " ms): no heartbeat reached them, so they stopped serving cached entries although nothing"
                     + " had changed (" + idle.heartbeatRow() + ")");
         }
+        judgeSampler();
         for (FaultRecord fault : faults) {
             if (fault.failure() != null) {
                 problems.add("fault #" + fault.number() + " (" + fault.kind().description() + ", " + fault.target()
                         + "): " + fault.failure());
             }
         }
+    }
+
+    /**
+     * The consistency sampler against the history check: with sampling on, every instance's sampler must have
+     * classified samples consistent, and a stale sample of a cache must coincide with the history check finding a value
+     * of that cache on that instance stale beyond max-staleness (the sampler's own bound) or never committed. So a
+     * sampler that reports stale while the history check passes fails the run, and so does one that never samples.
+     */
+    private void judgeSampler() {
+        if (!settings.samplingOn()) {
+            return;
+        }
+        long maxStalenessNanos = settings.maxStaleness().toNanos();
+        for (int i = 0; i < instances.size(); i++) {
+            ReadStatistics r = reads.get(i);
+            problems.addAll(samplerProblems(instances.get(i).name(), settings.samplingOneIn(), samples.get(i),
+                    cache -> r.staleBeyond(cache, maxStalenessNanos) + r.phantoms(cache)));
+        }
+        if (plant != null && plant.failure() != null) {
+            problems.add("negative control: no stale value could be planted: " + plant.failure());
+        } else if (plant != null && !plant.reported()) {
+            problems.add("negative control: the sampler did not report the old value of row " + plant.key()
+                    + " planted in " + plant.instance() + " " + "itemById stale within max-staleness + 10 s of its first"
+                    + " re-read (" + plant.rereads() + " re-reads after " + plant.hits() + " hits)");
+        }
+    }
+
+    /**
+     * One instance's sampler against the history check: a problem if it classified no sample consistent, and one for
+     * each cache with a stale sample where the history check found no value stale beyond max-staleness or never
+     * committed.
+     *
+     * @param counts per cache, {@code [consistent, stale, inconclusive]}
+     * @param historyStale per cache, the values the history check found stale beyond max-staleness or never committed
+     */
+    static List<String> samplerProblems(String instance, int oneIn, Map<String, long[]> counts,
+            ToLongFunction<String> historyStale) {
+        List<String> found = new ArrayList<>();
+        if (counts.values().stream().mapToLong(c -> c[0]).sum() == 0) {
+            found.add(instance + ": consistency sampling was on (one hit in " + oneIn + ") but its sampler classified"
+                    + " no sample consistent (" + describe(counts) + "): a sampler that takes no samples vouches for"
+                    + " nothing");
+        }
+        counts.forEach((cache, c) -> {
+            if (c[1] > 0 && historyStale.applyAsLong(cache) == 0) {
+                found.add(instance + "'s consistency sampler reported " + c[1] + " stale sample(s) of cache " + cache
+                        + ", but the history check found no value of that cache on that instance stale beyond"
+                        + " max-staleness or never committed: the sampler and the history check disagree (a false"
+                        + " alarm of the sampler, or a stale value the readers never read)");
+            }
+        });
+        return found;
+    }
+
+    private static String describe(Map<String, long[]> counts) {
+        StringBuilder text = new StringBuilder();
+        counts.forEach((cache, c) -> text.append(text.length() == 0 ? "" : ", ").append(cache).append(' ')
+                .append(c[0]).append('/').append(c[1]).append('/').append(c[2]));
+        return text.length() == 0 ? "no cache sampled" : "consistent/stale/inconclusive: " + text;
+    }
+
+    /**
+     * Per instance name, the consistency sampler's counts per cache: {@code [consistent, stale, inconclusive]}
+     * ({@link ClientInstance#SAMPLE_OUTCOMES}); empty maps with sampling off.
+     */
+    public Map<String, Map<String, long[]>> samplerCounts() {
+        Map<String, Map<String, long[]>> all = new TreeMap<>();
+        for (int i = 0; i < instances.size(); i++) {
+            all.put(instances.get(i).name(), samples.get(i));
+        }
+        return all;
+    }
+
+    /** Samples of every cache of every instance with the given outcome ({@link ClientInstance#SAMPLE_OUTCOMES}). */
+    public long samples(String outcome) {
+        int index = ClientInstance.SAMPLE_OUTCOMES.indexOf(outcome);
+        return samples.stream().flatMap(m -> m.values().stream()).mapToLong(c -> c[index]).sum();
+    }
+
+    /** The sampler's negative control, or {@code null} if the run had none. */
+    public StaleValuePlant.Result plant() {
+        return plant;
     }
 
     public boolean passed() {
@@ -265,6 +360,8 @@ public final class Report {
                 .append(r.instance()).append(": ").append(r.maxStaleDetail()).append('\n'));
         md.append('\n');
 
+        samplerSection(md);
+
         md.append("## Faults\n\n| # | fault | target | at | recovered after | converged after recovery | notes |\n"
                 + "| ---: | --- | --- | ---: | ---: | ---: | --- |\n");
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);
@@ -333,6 +430,65 @@ public final class Report {
             }
         }
         return md.toString();
+    }
+
+    private void samplerSection(StringBuilder md) {
+        md.append("## Consistency sampler\n\n");
+        if (!settings.samplingOn()) {
+            md.append("Off (`--sampling-one-in 0`).\n\n");
+            return;
+        }
+        md.append("Each client re-reads one hit of `get(key, loader)` in ").append(settings.samplingOneIn())
+                .append(" through the loader that served it, on its sampler's own thread (`sampling.one-in`), and"
+                        + " compares; a difference still there one max-staleness later, with the entry still cached and"
+                        + " no invalidation, is stale. Counts from `cdc.client.consistency.samples`, summed over an"
+                        + " instance's incarnations; nines from `cdc.client.consistency.nines` of the last incarnation."
+                        + " History: values of that cache the instance served stale beyond max-staleness, or never"
+                        + " committed, by the history check. A stale sample must coincide with one of those.\n\n");
+        md.append("| instance | cache | consistent | stale | inconclusive | nines | history: beyond max-staleness |\n"
+                + "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
+        long[] total = new long[ClientInstance.SAMPLE_OUTCOMES.size()];
+        for (int i = 0; i < instances.size(); i++) {
+            ClientInstance instance = instances.get(i);
+            for (Map.Entry<String, long[]> e : samples.get(i).entrySet()) {
+                long[] c = e.getValue();
+                if (c[0] + c[1] + c[2] == 0) {
+                    continue; // a cache nobody reads with a loader (the probe table's)
+                }
+                Double n = nines.get(i).get(e.getKey());
+                md.append("| ").append(instance.name()).append(" | ").append(e.getKey()).append(" | ").append(c[0])
+                        .append(" | ").append(c[1]).append(" | ").append(c[2]).append(" | ")
+                        .append(n == null || n.isNaN() ? "-" : String.format(Locale.ROOT, "%.2f", n)).append(" | ")
+                        .append(reads.get(i).staleBeyond(e.getKey(), settings.maxStaleness().toNanos())
+                                + reads.get(i).phantoms(e.getKey())).append(" |\n");
+                for (int k = 0; k < total.length; k++) {
+                    total[k] += c[k];
+                }
+            }
+        }
+        md.append("| **all** | | ").append(total[0]).append(" | ").append(total[1]).append(" | ").append(total[2])
+                .append(" | | |\n\n");
+        md.append("Loader calls made by the samplers, as the loaders saw them (one per sample, two when it differed):");
+        for (ClientInstance instance : instances) {
+            md.append(' ').append(instance.name()).append(' ').append(instance.samplerRereads()).append(';');
+        }
+        md.setLength(md.length() - 1);
+        md.append(".\n\n");
+        if (plant != null) {
+            md.append("### Negative control: an old value planted in a cache\n\n");
+            if (plant.failure() != null) {
+                md.append("Not carried out: ").append(plant.failure()).append(".\n\n");
+            } else {
+                md.append("Row ").append(plant.key()).append(" updated from ").append(plant.planted()).append(" to ")
+                        .append(plant.current()).append("; once ").append(plant.instance()).append(" had applied"
+                                + " it, the old value was put into its `itemById` Caffeine store (attempt ")
+                        .append(plant.attempts()).append("). Read ").append(plant.hits()).append(" times until the"
+                                + " sampler's first re-read; the sampler re-read it ").append(plant.rereads())
+                        .append(" times and ").append(plant.reported() ? "reported it stale "
+                                + RunClock.millis(plant.reportedAfterNanos()) + " after its first re-read ("
+                                + plant.staleSamples() + " stale sample(s))" : "did NOT report it stale").append(".\n\n");
+            }
+        }
     }
 
     /** Writes the Markdown to {@code file}. */

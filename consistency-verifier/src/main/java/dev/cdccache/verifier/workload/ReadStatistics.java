@@ -36,8 +36,9 @@ public final class ReadStatistics {
     private final Histogram staleAgesMicros = new ConcurrentHistogram(TimeUnit.HOURS.toMicros(1), 3);
     private final AtomicLong maxStaleNanos = new AtomicLong(-1);
     private volatile String maxStaleDetail;
-    /** Ages (ns) of stale values older than max-staleness; judged against the final bound at the end. */
-    private final LongList overBoundAges = new LongList();
+    /** Per cache, ages (ns) of stale values older than max-staleness; judged against the final bound at the end. */
+    private final Map<String, LongList> overBoundAges = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> phantomsByCache = new ConcurrentHashMap<>();
     private final List<String> overBoundDetails = new ArrayList<>();
     private final List<String> phantomDetails = new ArrayList<>();
     private final Map<String, LongAdder[]> perCache = new ConcurrentHashMap<>();
@@ -86,7 +87,7 @@ public final class ReadStatistics {
             maxStaleDetail = detail.get();
         }
         if (ageNanos > maxStalenessNanos) {
-            overBoundAges.add(ageNanos);
+            overBoundAges.computeIfAbsent(cache, c -> new LongList()).add(ageNanos);
             synchronized (overBoundDetails) {
                 if (overBoundDetails.size() < MAX_DETAILS) {
                     overBoundDetails.add(detail.get());
@@ -99,6 +100,7 @@ public final class ReadStatistics {
         perCache(cache)[0].increment();
         served.increment();
         phantom.increment();
+        phantomsByCache.computeIfAbsent(cache, c -> new LongAdder()).increment();
         synchronized (phantomDetails) {
             if (phantomDetails.size() < MAX_DETAILS) {
                 phantomDetails.add(detail);
@@ -203,12 +205,28 @@ public final class ReadStatistics {
     /** How many served values were stale by more than {@code boundNanos}. */
     public long staleBeyond(long boundNanos) {
         long n = 0;
-        for (long age : overBoundAges.toArray()) {
+        for (String cache : overBoundAges.keySet()) {
+            n += staleBeyond(cache, boundNanos);
+        }
+        return n;
+    }
+
+    /** How many values of {@code cache} served were stale by more than {@code boundNanos}. */
+    public long staleBeyond(String cache, long boundNanos) {
+        LongList ages = overBoundAges.get(cache);
+        long n = 0;
+        for (long age : ages == null ? new long[0] : ages.toArray()) {
             if (age > boundNanos) {
                 n++;
             }
         }
         return n;
+    }
+
+    /** Values of {@code cache} served that were never committed. */
+    public long phantoms(String cache) {
+        LongAdder n = phantomsByCache.get(cache);
+        return n == null ? 0 : n.sum();
     }
 
     public List<String> overBoundDetails() {

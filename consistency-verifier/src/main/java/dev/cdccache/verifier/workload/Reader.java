@@ -53,6 +53,9 @@ public final class Reader implements Runnable {
     private final LongFunction<String> time;
     private final int transactionalPercent;
     private final boolean transactionProtection;
+    private final OffThreadConnections offThread;
+    /** The thread running this reader: a loader call on any other is the client's sampler re-reading a hit. */
+    private volatile Thread thread;
     /** Versions a reader writes and rolls back: far above what the writer ever commits, so never committed. */
     private long uncommittedVersion;
     private volatile boolean running = true;
@@ -61,7 +64,9 @@ public final class Reader implements Runnable {
 
     public Reader(ClientInstance instance, ReadStatistics statistics, CommittedHistory history, TableModel model,
             MissedIds missedIds, MariaDbServer db, RunClock clock, long seed, double readsPerSecond, int hotKeys,
-            long maxStalenessMillis, int transactionalPercent, boolean transactionProtection) {
+            long maxStalenessMillis, int transactionalPercent, boolean transactionProtection,
+            OffThreadConnections offThread) {
+        this.offThread = offThread;
         this.transactionalPercent = transactionalPercent;
         this.transactionProtection = transactionProtection;
         this.instance = instance;
@@ -84,6 +89,7 @@ public final class Reader implements Runnable {
 
     @Override
     public void run() {
+        thread = Thread.currentThread();
         long interval = (long) (1e9 / readsPerSecond);
         long nextAt = clock.now();
         while (running) {
@@ -316,13 +322,12 @@ public final class Reader implements Runnable {
                 + " ms (status after the lookup: " + status + ")");
     }
 
-    @FunctionalInterface
-    private interface Query<T> {
-        T run(Connection connection) throws SQLException;
-    }
-
-    private <T> T load(Query<T> query) {
+    private <T> T load(OffThreadConnections.Query<T> query) {
         try {
+            if (Thread.currentThread() != thread) {
+                instance.recordSamplerReread();
+                return offThread.run(query);
+            }
             return query.run(connection());
         } catch (SQLException e) {
             throw new LoadFailedException(e);

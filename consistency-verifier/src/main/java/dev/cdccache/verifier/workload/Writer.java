@@ -150,6 +150,28 @@ public final class Writer implements Runnable {
         pauseLock.unlock();
     }
 
+    /**
+     * Updates one present row outside the hot keys on the caller's thread, between two of the writer's transactions,
+     * recorded like any other write. The sampler's negative control changes a row this way and then puts its old
+     * value back into a cache.
+     *
+     * @return the change, or {@code null} if no row was found or the update did not commit
+     */
+    public RowChange updateColdRow() throws SQLException {
+        pauseLock.lock();
+        try {
+            long id = model.randomPresent(random, hotKeys + 1, model.idSpace());
+            if (id < 0) {
+                return null;
+            }
+            RowChange change = new RowChange(id, model.get(id), updated(model.get(id)));
+            transaction(WriteKind.UPDATE, List.of(change), false);
+            return change.after().equals(model.get(id)) ? change : null;
+        } finally {
+            pauseLock.unlock();
+        }
+    }
+
     private void randomWrite() throws SQLException {
         int dice = random.nextInt(100);
         if (dice < 30) {

@@ -38,7 +38,7 @@ class ReadYourWritesListenerOrderReviewTest {
     }
 
     /** A connection whose session's last GTID is {@code lastGtid}; everything else is accepted and ignored. */
-    private static DataSource dataSource(String lastGtid) {
+    static DataSource dataSource(String lastGtid) {
         ResultSet rs = (ResultSet) Proxy.newProxyInstance(ResultSet.class.getClassLoader(),
                 new Class<?>[] {ResultSet.class}, new java.lang.reflect.InvocationHandler() {
                     private boolean read;

@@ -21,6 +21,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -102,6 +103,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     private final ReadGate gate;
     /** Re-reads a share of the hits of {@link #get} to measure consistency; {@code null} when sampling is off. */
     private final ConsistencySampler sampler;
+    /** Keys with consistency samples pending, and their invalidations since; empty while sampling is off. */
+    private final ConcurrentHashMap<Object, KeyWatch> watchedKeys = new ConcurrentHashMap<>();
     /** Runs inside the storing compute; tests use it to hold a store at that point (see NoStalePopulateTest). */
     private volatile Runnable storeHook = () -> { };
 
@@ -695,6 +698,12 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         // Sequence mark, generation, then removal: see the class comment and InvalidationSequence.
         sequenceMarks.markKey(InvalidationGenerations.stripe(key));
         generations.invalidateKey(key);
+        if (sampler != null) {
+            KeyWatch watch = watchedKeys.get(key);
+            if (watch != null) {
+                watch.invalidations.incrementAndGet(); // before the removal a sample's recheck may see
+            }
+        }
         inFlight.remove(key);
         refreshing.remove(key);
         cache.invalidate(key);
@@ -715,6 +724,35 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         // Cache generation first, as for a load stamp.
         long cacheGeneration = generations.cacheGenerationForStamp();
         return new long[] {stripe, generations.keyGeneration(stripe), cacheGeneration};
+    }
+
+    /**
+     * Counts the invalidations of one key while consistency samples of it are pending: the striped generations say
+     * only that some key of the stripe was invalidated, which cannot tell a sampled entry that an invalidation took
+     * out from one that left by size or expiry while a stripe-mate was invalidated.
+     */
+    static final class KeyWatch {
+        final AtomicLong invalidations = new AtomicLong();
+        int users; // guarded by the map's compute
+    }
+
+    /** Consistency sampler: starts counting the invalidations of {@code key} (released by {@link #unwatch}). */
+    KeyWatch watch(K key) {
+        return watchedKeys.compute(key, (k, w) -> {
+            KeyWatch watch = w == null ? new KeyWatch() : w;
+            watch.users++;
+            return watch;
+        });
+    }
+
+    /** Consistency sampler: a sample of {@code key} that {@link #watch watched} it ended. */
+    void unwatch(K key) {
+        watchedKeys.computeIfPresent(key, (k, w) -> --w.users == 0 ? null : w);
+    }
+
+    /** Whether the whole cache was invalidated since the generations {@code taken} by {@link #generationsOf}. */
+    boolean cacheInvalidatedSince(long[] taken) {
+        return generations.cacheInvalidatedSince(taken[2]);
     }
 
     /** Whether no invalidation that concerns the key of {@link #generationsOf} has been applied since. */

@@ -4,6 +4,7 @@ import dev.cdccache.client.Internal;
 import dev.cdccache.client.metrics.LogThrottle;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,6 +13,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -130,6 +132,7 @@ public final class ConsistencySampler implements AutoCloseable {
     private final ScheduledExecutorService executor;
     private final int oneIn;
     private final LogThrottle warnThrottle;
+    private final LogThrottle failureLogThrottle;
     private final Map<String, Counts> counts = new ConcurrentHashMap<>();
     /** Start of the current one-second rate window, and samples taken in it. */
     private final AtomicLong rateSecond = new AtomicLong(Long.MIN_VALUE);
@@ -144,6 +147,7 @@ public final class ConsistencySampler implements AutoCloseable {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.oneIn = settings.oneIn();
         this.warnThrottle = new LogThrottle(clock, 60_000);
+        this.failureLogThrottle = new LogThrottle(clock, 60_000);
         // Every sample may wait one bound before its recheck: that many seconds of samples may be pending.
         long boundSeconds = Math.max(1, settings.bound().toSeconds() + 1);
         this.maxPending = (int) Math.min(10_000, settings.maxPerSecond() * boundSeconds * 2);
@@ -182,13 +186,19 @@ public final class ConsistencySampler implements AutoCloseable {
         if (!admit()) {
             return;
         }
+        CaffeineInvalidatingCache.KeyWatch watch = cache.watch(key);
+        // After the watch is in place: an invalidation of this stripe from the hit up to here is counted by these
+        // generations, any later one of this key by the watch (invalidate() moves the generation first).
+        long[] atWatch = cache.generationsOf(key);
         Probe<K, V> probe = new Probe<>(cache, key, entry, loader,
-                generationsAtHit != null ? generationsAtHit : cache.generationsOf(key));
+                generationsAtHit != null ? generationsAtHit : atWatch, watch, watch.invalidations.get(), atWatch,
+                new AtomicBoolean());
         counts(cache.name());
         try {
-            executor.execute(() -> firstRead(probe));
+            executor.execute(() -> step(probe, true));
         } catch (RejectedExecutionException closed) {
             pending.decrementAndGet();
+            cache.unwatch(key);
         }
     }
 
@@ -215,8 +225,31 @@ public final class ConsistencySampler implements AutoCloseable {
     private static <K, V> Object reread(Probe<K, V> probe) {
         try {
             return probe.loader.apply(probe.key);
-        } catch (RuntimeException e) {
-            return FAILED;
+        } catch (Exception | LinkageError | AssertionError e) {
+            return FAILED; // the application's loader failed; a VirtualMachineError goes to step()
+        }
+    }
+
+    /**
+     * Runs one step of a sample. Whatever the application's code throws in it (a loader's {@code Error}, an
+     * {@code equals} touching a detached entity), the sample ends as inconclusive: an escaped throwable would be
+     * swallowed by the executor and keep the sample's pending slot for good, and enough of them stop all sampling
+     * while nothing says so.
+     */
+    private <K, V> void step(Probe<K, V> probe, boolean first) {
+        try {
+            if (first) {
+                firstRead(probe);
+            } else {
+                recheck(probe);
+            }
+        } catch (Throwable t) {
+            long heldBack = failureLogThrottle.admit(probe.cache.name());
+            if (heldBack != LogThrottle.HELD_BACK) {
+                LOG.warn("Consistency sample of cache '{}' failed; counted inconclusive ({} more failures of this "
+                        + "cache not logged)", probe.cache.name(), heldBack, t);
+            }
+            finish(probe, Outcome.INCONCLUSIVE);
         }
     }
 
@@ -233,9 +266,10 @@ public final class ConsistencySampler implements AutoCloseable {
         // A difference may be a change still on its way: give the invalidation one bound to arrive.
         long delay = settings.bound().toMillis();
         try {
-            executor.schedule(() -> recheck(probe), delay, TimeUnit.MILLISECONDS);
+            executor.schedule(() -> step(probe, false), delay, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException closed) {
             pending.decrementAndGet();
+            probe.cache.unwatch(probe.key);
         }
     }
 
@@ -243,8 +277,12 @@ public final class ConsistencySampler implements AutoCloseable {
         CaffeineInvalidatingCache<K, V> cache = probe.cache;
         CachedValue<V> now = cache.entryOf(probe.key);
         if (now != probe.entry) {
-            if (!cache.generationsUnchanged(probe.generations)) {
-                finish(probe, Outcome.CONSISTENT); // an invalidation took it out
+            if (cache.cacheInvalidatedSince(probe.generations) || probe.watch.invalidations.get() > probe.watchedFrom
+                    || !Arrays.equals(probe.generations, probe.generationsAtWatch)) {
+                // An invalidation of this key, or of the whole cache, took it out; or one of its stripe in the
+                // microseconds between the hit and the hand-over, taken as this key's. (A stripe generation that
+                // moved later may be a stripe-mate's: with the entry gone by size or expiry that says nothing.)
+                finish(probe, Outcome.CONSISTENT);
             } else if (now != null && now.loadedAtMillis() >= probe.entry.loadedAtMillis()) {
                 finish(probe, Outcome.CONSISTENT); // a later load replaced it
             } else {
@@ -277,9 +315,17 @@ public final class ConsistencySampler implements AutoCloseable {
     }
 
     private void finish(Probe<?, ?> probe, Outcome outcome) {
+        if (!probe.finished.compareAndSet(false, true)) {
+            return; // a listener that threw after the sample was counted: it is not counted twice
+        }
         pending.decrementAndGet();
+        unwatch(probe);
         counts(probe.cache.name()).record(outcome, clock.getAsLong());
         listener.sampled(probe.cache.name(), outcome);
+    }
+
+    private static <K, V> void unwatch(Probe<K, V> probe) {
+        probe.cache.unwatch(probe.key);
     }
 
     /** The counts of {@code cache}; created empty on first use. */
@@ -298,9 +344,13 @@ public final class ConsistencySampler implements AutoCloseable {
         executor.shutdownNow();
     }
 
-    /** A drawn hit: what was served, how to re-read it, and the invalidation generations when it was served. */
+    /**
+     * A drawn hit: what was served, how to re-read it, the invalidation generations when it was served and when its
+     * key's watch began, and the watch's count then.
+     */
     private record Probe<K, V>(CaffeineInvalidatingCache<K, V> cache, K key, CachedValue<V> entry,
-            Function<? super K, ? extends V> loader, long[] generations) {
+            Function<? super K, ? extends V> loader, long[] generations, CaffeineInvalidatingCache.KeyWatch watch,
+            long watchedFrom, long[] generationsAtWatch, AtomicBoolean finished) {
     }
 
     /** The outcomes of one cache: totals since start, and the samples of the last window. */

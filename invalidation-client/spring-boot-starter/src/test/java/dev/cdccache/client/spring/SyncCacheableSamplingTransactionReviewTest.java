@@ -64,7 +64,7 @@ class SyncCacheableSamplingTransactionReviewTest {
 
         @Bean
         DataSourceTransactionManager transactionManager() {
-            return new DataSourceTransactionManager(ReadYourWritesListenerOrderReviewTest.dataSource(""));
+            return new DataSourceTransactionManager(ReadYourWritesListenerOrderTest.dataSource(""));
         }
 
         @Bean

@@ -21,12 +21,12 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Review: the instance floor is raised in an {@code afterCommit} callback ordered like any unordered one, so an
+/** the instance floor is raised in an {@code afterCommit} callback ordered like any unordered one, so an
  * after-commit callback with an explicit order (an {@code @Order}ed {@code @TransactionalEventListener}, a
  * synchronization that implements {@code getOrder}) runs before it, and its cache reads are not held to the write
  * the transaction just committed. The JDBC driver is a stand-in answering {@code @@last_gtid}.
  */
-class ReadYourWritesListenerOrderReviewTest {
+class ReadYourWritesListenerOrderTest {
 
     private final InvalidationClient client = new InvalidationClient(InvalidationClientConfig.builder()
             .bootstrapServers("unused:1")

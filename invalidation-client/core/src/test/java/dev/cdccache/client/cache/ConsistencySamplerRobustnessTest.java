@@ -19,8 +19,8 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Review: ways the consistency sampler can stop reporting, or count a stale entry consistent. */
-class ConsistencySamplerReviewTest {
+/** ways the consistency sampler can stop reporting, or count a stale entry consistent. */
+class ConsistencySamplerRobustnessTest {
 
     private static final Duration BOUND = Duration.ofMillis(200);
 

@@ -19,7 +19,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** ways the consistency sampler can stop reporting, or count a stale entry consistent. */
+/** Ways the consistency sampler can stop reporting, or count a stale entry consistent. */
 class ConsistencySamplerRobustnessTest {
 
     private static final Duration BOUND = Duration.ofMillis(200);

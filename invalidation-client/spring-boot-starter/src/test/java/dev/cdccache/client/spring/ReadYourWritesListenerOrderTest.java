@@ -21,7 +21,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
-/** the instance floor is raised in an {@code afterCommit} callback ordered like any unordered one, so an
+ * The instance floor is raised in an {@code afterCommit} callback ordered like any unordered one, so an
  * after-commit callback with an explicit order (an {@code @Order}ed {@code @TransactionalEventListener}, a
  * synchronization that implements {@code getOrder}) runs before it, and its cache reads are not held to the write
  * the transaction just committed. The JDBC driver is a stand-in answering {@code @@last_gtid}.

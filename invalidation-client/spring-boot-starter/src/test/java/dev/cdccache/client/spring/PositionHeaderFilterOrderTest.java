@@ -8,8 +8,9 @@ import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 /**
  * Spring Boot registers a {@code Filter} bean at the order it declares, {@code LOWEST_PRECEDENCE} when it
  * declares none, which is after Spring Security's filter chain ({@code SecurityProperties.DEFAULT_FILTER_ORDER}, -100)
- * and every other ordered filter. Cache reads made there (a cached {@code UserDetailsService} during authentication,
- * a tenant or session lookup) are not held to the request's {@code Cdc-Position} floor.
+ * and every other ordered filter. The header filter declares an order ahead of them, so that cache reads made there
+ * (a cached {@code UserDetailsService} during authentication, a tenant or session lookup) are held to the request's
+ * {@code Cdc-Position} floor.
  */
 class PositionHeaderFilterOrderTest {
 

@@ -21,10 +21,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The instance floor is raised in an {@code afterCommit} callback ordered like any unordered one, so an
+ * The instance floor is raised before every other after-commit callback: were it ordered like an unordered one, an
  * after-commit callback with an explicit order (an {@code @Order}ed {@code @TransactionalEventListener}, a
- * synchronization that implements {@code getOrder}) runs before it, and its cache reads are not held to the write
- * the transaction just committed. The JDBC driver is a stand-in answering {@code @@last_gtid}.
+ * synchronization that implements {@code getOrder}) would run before it, and its cache reads would not be held to
+ * the write the transaction just committed. The JDBC driver is a stand-in answering {@code @@last_gtid}.
  */
 class ReadYourWritesListenerOrderTest {
 

@@ -157,7 +157,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
 
     @Override
     public CachedValue<V> lookup(K key) {
-        boolean open = gate.isOpen(); // before the lookup: see ReadGate#isOpen
+        boolean open = gate.isOpen() && !ConsistencySampler.onRereadThread(); // before the lookup: see ReadGate#isOpen
         CachedValue<V> entry = entries.get(key);
         if (entry != null && guard.isServable(entry.loadedAtMillis())
                 && (open || (entry = servableAfterFloor(key)) != null)) {
@@ -178,7 +178,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     public V getIfPresent(K key) {
         // Written out rather than through lookup(): one call level less on the hit path keeps Caffeine's
         // read path within the JIT's inlining depth.
-        boolean open = gate.isOpen(); // before the lookup: see ReadGate#isOpen
+        boolean open = gate.isOpen() && !ConsistencySampler.onRereadThread(); // before the lookup: see ReadGate#isOpen
         CachedValue<V> entry = entries.get(key);
         if (entry != null && guard.isServable(entry.loadedAtMillis())
                 && (open || (entry = servableAfterFloor(key)) != null)) {
@@ -192,11 +192,11 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     @Override
     public V get(K key, Function<? super K, ? extends V> loader) {
         // The hit path is written out (not through lookup()) to stay within the JIT's inlining depth.
-        boolean open = gate.isOpen(); // before the lookup: see ReadGate#isOpen
+        boolean open = gate.isOpen() && !ConsistencySampler.onRereadThread(); // before the lookup: see ReadGate#isOpen
         CachedValue<V> entry = entries.get(key);
         if (entry != null && guard.isServable(entry.loadedAtMillis())) {
             if (!open) {
-                if (!gate.admits(true)) {
+                if (!admits(true)) {
                     stats.recordMisses(1);
                     return loader.apply(key); // bypass: the entry, and any load in flight, may predate the read floor
                 }
@@ -216,7 +216,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             }
         }
         stats.recordMisses(1);
-        if (!gate.admits(false)) {
+        if (!admits(false)) {
             return loader.apply(key); // bypass: a load in flight may have read before the write behind the floor
         }
         CacheTransaction tx = CacheTransaction.current();
@@ -266,7 +266,15 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
      * write whose eviction the floor waited for; {@code null} for a miss or a bypass.
      */
     private CachedValue<V> servableAfterFloor(K key) {
-        return gate.admits(true) ? servable(key) : null;
+        return admits(true) ? servable(key) : null;
+    }
+
+    /**
+     * The gate's answer, and never on the consistency sampler's thread: a sample's re-read bypasses every cache
+     * (see ConsistencySampler#onRereadThread).
+     */
+    private boolean admits(boolean mayWait) {
+        return !ConsistencySampler.onRereadThread() && gate.admits(mayWait);
     }
 
     /** The servable entry of {@code key} or {@code null}, without counting a hit or miss. */
@@ -388,8 +396,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
      */
     private boolean store(K key, V value, int stripe, long keyGeneration, long cacheGeneration, long startedAt,
             long replicaMark) {
-        if (value == null && !cacheNulls) {
-            return false;
+        if (value == null && !cacheNulls || ConsistencySampler.onRereadThread()) {
+            return false; // a sample's re-read stores nothing: see ConsistencySampler#onRereadThread
         }
         if (ReplicaReads.mark() != replicaMark) {
             // A read on this thread since the stamp could not be shown to reflect every applied invalidation.
@@ -440,11 +448,11 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         for (K key : keys) {
             requested[i++] = key;
         }
-        boolean open = gate.isOpen(); // before the lookups: see ReadGate#isOpen
+        boolean open = gate.isOpen() && !ConsistencySampler.onRereadThread(); // before the lookups: see ReadGate#isOpen
         Set<K> missing = lookUp(requested, found);
         int hits = hits(found);
         if (!open) {
-            if (!gate.admits(hits > 0)) {
+            if (!admits(hits > 0)) {
                 stats.recordMisses(size);
                 return bypassAll(keys, bulkLoader);
             }

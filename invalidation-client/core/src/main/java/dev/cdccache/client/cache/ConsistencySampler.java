@@ -152,13 +152,30 @@ public final class ConsistencySampler implements AutoCloseable {
         long boundSeconds = Math.max(1, settings.bound().toSeconds() + 1);
         this.maxPending = (int) Math.min(10_000, settings.maxPerSecond() * boundSeconds * 2);
         ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "cdc-consistency-sampler");
+            Thread t = new RereadThread(r);
             t.setDaemon(true);
             return t;
         });
         pool.setRemoveOnCancelPolicy(true);
         pool.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.executor = pool;
+    }
+
+    /**
+     * The thread that re-reads samples. A re-read must say what the database holds, so every cache read on it
+     * bypasses the caches: a re-read that calls cached code (a {@code @Cacheable} method calling another, a loader
+     * using another cache) neither looks up nor stores anything and joins no load in flight.
+     */
+    private static final class RereadThread extends Thread {
+        RereadThread(Runnable task) {
+            super(task, "cdc-consistency-sampler");
+            setDaemon(true);
+        }
+    }
+
+    /** Whether the current thread re-reads samples: its cache reads bypass every cache. */
+    static boolean onRereadThread() {
+        return Thread.currentThread() instanceof RereadThread;
     }
 
     /** The settings in force. */

@@ -30,6 +30,7 @@ public final class CacheDefinition {
     private final String spec;
     private final boolean cacheNulls;
     private final double refreshAhead;
+    private final boolean sampled;
     private final Function<List<Object>, Object> compositeKeyFactory;
     private final KeyNormalization keyNormalization;
 
@@ -46,6 +47,7 @@ public final class CacheDefinition {
         this.spec = b.spec;
         this.cacheNulls = b.cacheNulls;
         this.refreshAhead = b.refreshAhead;
+        this.sampled = b.sampled;
         this.compositeKeyFactory = b.compositeKeyFactory;
         this.keyNormalization = b.keyNormalization;
     }
@@ -83,6 +85,15 @@ public final class CacheDefinition {
      */
     public double refreshAhead() {
         return refreshAhead;
+    }
+
+    /**
+     * Whether consistency sampling, when on for the client, re-reads hits of this cache ({@code true} by default).
+     * Off for a cache whose loads must not run again unasked: side effects, a request scope, values without a
+     * meaningful {@code equals}.
+     */
+    public boolean sampled() {
+        return sampled;
     }
 
     /** Builds the key object of a {@link KeyType#COMPOSITE} (or multi-column {@link KeyType#AUTO}) key. */
@@ -125,6 +136,7 @@ public final class CacheDefinition {
         private String spec = DEFAULT_SPEC;
         private boolean cacheNulls = true;
         private double refreshAhead;
+        private boolean sampled = true;
         private Function<List<Object>, Object> compositeKeyFactory = dev.cdccache.client.keymapping.CompositeKey::of;
         private KeyNormalization keyNormalization = KeyNormalization.NONE;
 
@@ -199,6 +211,12 @@ public final class CacheDefinition {
         /** Fraction (exclusive 0..1) of {@code expireAfterWrite} after which to refresh ahead; 0 turns it off. */
         public Builder refreshAhead(double fraction) {
             this.refreshAhead = fraction;
+            return this;
+        }
+
+        /** Whether consistency sampling re-reads hits of this cache (default {@code true}); see {@link #sampled()}. */
+        public Builder sampled(boolean sampled) {
+            this.sampled = sampled;
             return this;
         }
 

@@ -3,6 +3,7 @@ package dev.cdccache.client;
 import com.github.benmanes.caffeine.cache.Cache;
 import dev.cdccache.client.cache.CachedValue;
 import dev.cdccache.client.cache.LoadStamp;
+import dev.cdccache.client.cache.SampledHit;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
@@ -66,6 +67,18 @@ public interface InvalidatingCache<K, V> {
      * tells a cached absence ({@code entry.value() == null}) from a miss. Allocation-free.
      */
     CachedValue<V> lookup(K key);
+
+    /**
+     * Consistency sampling of a hit served by {@link #lookup}, for a caller that builds its loader only after the read
+     * (Spring's non-{@code sync} {@code @Cacheable}): draws this hit like a hit of {@link #get} is drawn, and returns
+     * the drawn hit, to be handed to the sampler with {@link SampledHit#reread}; {@code null} when not drawn or when
+     * consistency sampling is off. Allocates nothing unless drawn; costs one random draw while sampling is on and a
+     * field test while it is off.
+     *
+     * @param key the key {@code entry} was looked up with
+     * @param entry what {@link #lookup} returned for it (not {@code null})
+     */
+    SampledHit<K, V> drawSample(K key, CachedValue<V> entry);
 
     /**
      * Starts a load outside {@link #get}: call it on a miss, BEFORE reading the database, and pass the

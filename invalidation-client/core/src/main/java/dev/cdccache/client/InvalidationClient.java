@@ -144,7 +144,7 @@ public final class InvalidationClient implements AutoCloseable {
             guards.put(definition.name(), cacheGuard);
             metrics.bindCache(definition.name(), cache.caffeine());
             metrics.bindCacheFreshness(definition.name(), cacheGuard);
-            if (sampler != null) {
+            if (sampler != null && definition.sampled()) {
                 metrics.bindConsistency(definition.name(), sampler.counts(definition.name()));
             }
             List<CacheFreshness.Source> sources = new ArrayList<>();
@@ -201,7 +201,7 @@ public final class InvalidationClient implements AutoCloseable {
                     public void dropped(String cache, CaffeineInvalidatingCache.DropReason reason) {
                         metrics.loadDropped(cache, reason.tag());
                     }
-                }, ProvenPositions.gate(readYourWrites, definition.name()), sampler);
+                }, ProvenPositions.gate(readYourWrites, definition.name()), definition.sampled() ? sampler : null);
     }
 
     /** The spec minus a {@code recordStats} option, which the cache applies itself and Caffeine allows once. */

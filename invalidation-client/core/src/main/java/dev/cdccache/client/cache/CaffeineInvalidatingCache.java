@@ -21,6 +21,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -102,6 +103,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     private final ReadGate gate;
     /** Re-reads a share of the hits of {@link #get} to measure consistency; {@code null} when sampling is off. */
     private final ConsistencySampler sampler;
+    /** Keys with consistency samples pending, and their invalidations since; empty while sampling is off. */
+    private final ConcurrentHashMap<Object, KeyWatch> watchedKeys = new ConcurrentHashMap<>();
     /** Runs inside the storing compute; tests use it to hold a store at that point (see NoStalePopulateTest). */
     private volatile Runnable storeHook = () -> { };
 
@@ -154,7 +157,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
 
     @Override
     public CachedValue<V> lookup(K key) {
-        boolean open = gate.isOpen(); // before the lookup: see ReadGate#isOpen
+        boolean open = gate.isOpen() && !ConsistencySampler.onRereadThread(); // before the lookup: see ReadGate#isOpen
         CachedValue<V> entry = entries.get(key);
         if (entry != null && guard.isServable(entry.loadedAtMillis())
                 && (open || (entry = servableAfterFloor(key)) != null)) {
@@ -166,10 +169,16 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     }
 
     @Override
+    public SampledHit<K, V> drawSample(K key, CachedValue<V> entry) {
+        // The same draw as a hit of get(key, loader); nothing is allocated unless drawn.
+        return sampler != null && sampler.draw() ? new SampledHit<>(sampler, this, key, entry) : null;
+    }
+
+    @Override
     public V getIfPresent(K key) {
         // Written out rather than through lookup(): one call level less on the hit path keeps Caffeine's
         // read path within the JIT's inlining depth.
-        boolean open = gate.isOpen(); // before the lookup: see ReadGate#isOpen
+        boolean open = gate.isOpen() && !ConsistencySampler.onRereadThread(); // before the lookup: see ReadGate#isOpen
         CachedValue<V> entry = entries.get(key);
         if (entry != null && guard.isServable(entry.loadedAtMillis())
                 && (open || (entry = servableAfterFloor(key)) != null)) {
@@ -183,11 +192,11 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     @Override
     public V get(K key, Function<? super K, ? extends V> loader) {
         // The hit path is written out (not through lookup()) to stay within the JIT's inlining depth.
-        boolean open = gate.isOpen(); // before the lookup: see ReadGate#isOpen
+        boolean open = gate.isOpen() && !ConsistencySampler.onRereadThread(); // before the lookup: see ReadGate#isOpen
         CachedValue<V> entry = entries.get(key);
         if (entry != null && guard.isServable(entry.loadedAtMillis())) {
             if (!open) {
-                if (!gate.admits(true)) {
+                if (!admits(true)) {
                     stats.recordMisses(1);
                     return loader.apply(key); // bypass: the entry, and any load in flight, may predate the read floor
                 }
@@ -207,7 +216,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             }
         }
         stats.recordMisses(1);
-        if (!gate.admits(false)) {
+        if (!admits(false)) {
             return loader.apply(key); // bypass: a load in flight may have read before the write behind the floor
         }
         CacheTransaction tx = CacheTransaction.current();
@@ -257,7 +266,15 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
      * write whose eviction the floor waited for; {@code null} for a miss or a bypass.
      */
     private CachedValue<V> servableAfterFloor(K key) {
-        return gate.admits(true) ? servable(key) : null;
+        return admits(true) ? servable(key) : null;
+    }
+
+    /**
+     * The gate's answer, and never on the consistency sampler's thread: a sample's re-read bypasses every cache
+     * (see ConsistencySampler#onRereadThread).
+     */
+    private boolean admits(boolean mayWait) {
+        return !ConsistencySampler.onRereadThread() && gate.admits(mayWait);
     }
 
     /** The servable entry of {@code key} or {@code null}, without counting a hit or miss. */
@@ -379,8 +396,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
      */
     private boolean store(K key, V value, int stripe, long keyGeneration, long cacheGeneration, long startedAt,
             long replicaMark) {
-        if (value == null && !cacheNulls) {
-            return false;
+        if (value == null && !cacheNulls || ConsistencySampler.onRereadThread()) {
+            return false; // a sample's re-read stores nothing: see ConsistencySampler#onRereadThread
         }
         if (ReplicaReads.mark() != replicaMark) {
             // A read on this thread since the stamp could not be shown to reflect every applied invalidation.
@@ -431,11 +448,11 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         for (K key : keys) {
             requested[i++] = key;
         }
-        boolean open = gate.isOpen(); // before the lookups: see ReadGate#isOpen
+        boolean open = gate.isOpen() && !ConsistencySampler.onRereadThread(); // before the lookups: see ReadGate#isOpen
         Set<K> missing = lookUp(requested, found);
         int hits = hits(found);
         if (!open) {
-            if (!gate.admits(hits > 0)) {
+            if (!admits(hits > 0)) {
                 stats.recordMisses(size);
                 return bypassAll(keys, bulkLoader);
             }
@@ -689,6 +706,12 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         // Sequence mark, generation, then removal: see the class comment and InvalidationSequence.
         sequenceMarks.markKey(InvalidationGenerations.stripe(key));
         generations.invalidateKey(key);
+        if (sampler != null) {
+            KeyWatch watch = watchedKeys.get(key);
+            if (watch != null) {
+                watch.invalidations.incrementAndGet(); // before the removal a sample's recheck may see
+            }
+        }
         inFlight.remove(key);
         refreshing.remove(key);
         cache.invalidate(key);
@@ -709,6 +732,35 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         // Cache generation first, as for a load stamp.
         long cacheGeneration = generations.cacheGenerationForStamp();
         return new long[] {stripe, generations.keyGeneration(stripe), cacheGeneration};
+    }
+
+    /**
+     * Counts the invalidations of one key while consistency samples of it are pending: the striped generations say
+     * only that some key of the stripe was invalidated, which cannot tell a sampled entry that an invalidation took
+     * out from one that left by size or expiry while a stripe-mate was invalidated.
+     */
+    static final class KeyWatch {
+        final AtomicLong invalidations = new AtomicLong();
+        int users; // guarded by the map's compute
+    }
+
+    /** Consistency sampler: starts counting the invalidations of {@code key} (released by {@link #unwatch}). */
+    KeyWatch watch(K key) {
+        return watchedKeys.compute(key, (k, w) -> {
+            KeyWatch watch = w == null ? new KeyWatch() : w;
+            watch.users++;
+            return watch;
+        });
+    }
+
+    /** Consistency sampler: a sample of {@code key} that {@link #watch watched} it ended. */
+    void unwatch(K key) {
+        watchedKeys.computeIfPresent(key, (k, w) -> --w.users == 0 ? null : w);
+    }
+
+    /** Whether the whole cache was invalidated since the generations {@code taken} by {@link #generationsOf}. */
+    boolean cacheInvalidatedSince(long[] taken) {
+        return generations.cacheInvalidatedSince(taken[2]);
     }
 
     /** Whether no invalidation that concerns the key of {@link #generationsOf} has been applied since. */

@@ -4,6 +4,7 @@ import dev.cdccache.client.Internal;
 import dev.cdccache.client.metrics.LogThrottle;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,6 +13,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -24,7 +26,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Measures, in production, whether cache hits serve what the database holds: a small random share of the hits of
  * {@link CaffeineInvalidatingCache#get(Object, Function) get(key, loader)} is re-read through the same loader on the
- * sampler's own thread, off the request path, and the result is compared with the value the hit served.
+ * sampler's own thread, off the request path, and the result is compared with the value the hit served. Hits of
+ * {@link CaffeineInvalidatingCache#lookup lookup} are drawn the same way when their caller asks
+ * ({@link CaffeineInvalidatingCache#drawSample drawSample}) and handed over with a loader built afterwards
+ * ({@link SampledHit}).
  *
  * <p>Classification of one sample:
  * <ul>
@@ -127,6 +132,7 @@ public final class ConsistencySampler implements AutoCloseable {
     private final ScheduledExecutorService executor;
     private final int oneIn;
     private final LogThrottle warnThrottle;
+    private final LogThrottle failureLogThrottle;
     private final Map<String, Counts> counts = new ConcurrentHashMap<>();
     /** Start of the current one-second rate window, and samples taken in it. */
     private final AtomicLong rateSecond = new AtomicLong(Long.MIN_VALUE);
@@ -141,17 +147,35 @@ public final class ConsistencySampler implements AutoCloseable {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.oneIn = settings.oneIn();
         this.warnThrottle = new LogThrottle(clock, 60_000);
+        this.failureLogThrottle = new LogThrottle(clock, 60_000);
         // Every sample may wait one bound before its recheck: that many seconds of samples may be pending.
         long boundSeconds = Math.max(1, settings.bound().toSeconds() + 1);
         this.maxPending = (int) Math.min(10_000, settings.maxPerSecond() * boundSeconds * 2);
         ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "cdc-consistency-sampler");
+            Thread t = new RereadThread(r);
             t.setDaemon(true);
             return t;
         });
         pool.setRemoveOnCancelPolicy(true);
         pool.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.executor = pool;
+    }
+
+    /**
+     * The thread that re-reads samples. A re-read must say what the database holds, so every cache read on it
+     * bypasses the caches: a re-read that calls cached code (a {@code @Cacheable} method calling another, a loader
+     * using another cache) neither looks up nor stores anything and joins no load in flight.
+     */
+    private static final class RereadThread extends Thread {
+        RereadThread(Runnable task) {
+            super(task, "cdc-consistency-sampler");
+            setDaemon(true);
+        }
+    }
+
+    /** Whether the current thread re-reads samples: its cache reads bypass every cache. */
+    static boolean onRereadThread() {
+        return Thread.currentThread() instanceof RereadThread;
     }
 
     /** The settings in force. */
@@ -167,15 +191,31 @@ public final class ConsistencySampler implements AutoCloseable {
     /** Hands a drawn hit to the sampler's thread, unless the per-second cap or the pending limit says no. */
     <K, V> void offer(CaffeineInvalidatingCache<K, V> cache, K key, CachedValue<V> entry,
             Function<? super K, ? extends V> loader) {
+        offer(cache, key, entry, loader, null);
+    }
+
+    /**
+     * {@link #offer(CaffeineInvalidatingCache, Object, CachedValue, Function)} with the key's invalidation
+     * generations taken at the hit ({@code null}: now), for a hit handed over after its caller built the loader.
+     */
+    <K, V> void offer(CaffeineInvalidatingCache<K, V> cache, K key, CachedValue<V> entry,
+            Function<? super K, ? extends V> loader, long[] generationsAtHit) {
         if (!admit()) {
             return;
         }
-        Probe<K, V> probe = new Probe<>(cache, key, entry, loader, cache.generationsOf(key));
+        CaffeineInvalidatingCache.KeyWatch watch = cache.watch(key);
+        // After the watch is in place: an invalidation of this stripe from the hit up to here is counted by these
+        // generations, any later one of this key by the watch (invalidate() moves the generation first).
+        long[] atWatch = cache.generationsOf(key);
+        Probe<K, V> probe = new Probe<>(cache, key, entry, loader,
+                generationsAtHit != null ? generationsAtHit : atWatch, watch, watch.invalidations.get(), atWatch,
+                new AtomicBoolean());
         counts(cache.name());
         try {
-            executor.execute(() -> firstRead(probe));
+            executor.execute(() -> step(probe, true));
         } catch (RejectedExecutionException closed) {
             pending.decrementAndGet();
+            cache.unwatch(key);
         }
     }
 
@@ -202,8 +242,31 @@ public final class ConsistencySampler implements AutoCloseable {
     private static <K, V> Object reread(Probe<K, V> probe) {
         try {
             return probe.loader.apply(probe.key);
-        } catch (RuntimeException e) {
-            return FAILED;
+        } catch (Exception | LinkageError | AssertionError e) {
+            return FAILED; // the application's loader failed; a VirtualMachineError goes to step()
+        }
+    }
+
+    /**
+     * Runs one step of a sample. Whatever the application's code throws in it (a loader's {@code Error}, an
+     * {@code equals} touching a detached entity), the sample ends as inconclusive: an escaped throwable would be
+     * swallowed by the executor and keep the sample's pending slot for good, and enough of them stop all sampling
+     * while nothing says so.
+     */
+    private <K, V> void step(Probe<K, V> probe, boolean first) {
+        try {
+            if (first) {
+                firstRead(probe);
+            } else {
+                recheck(probe);
+            }
+        } catch (Throwable t) {
+            long heldBack = failureLogThrottle.admit(probe.cache.name());
+            if (heldBack != LogThrottle.HELD_BACK) {
+                LOG.warn("Consistency sample of cache '{}' failed; counted inconclusive ({} more failures of this "
+                        + "cache not logged)", probe.cache.name(), heldBack, t);
+            }
+            finish(probe, Outcome.INCONCLUSIVE);
         }
     }
 
@@ -220,9 +283,10 @@ public final class ConsistencySampler implements AutoCloseable {
         // A difference may be a change still on its way: give the invalidation one bound to arrive.
         long delay = settings.bound().toMillis();
         try {
-            executor.schedule(() -> recheck(probe), delay, TimeUnit.MILLISECONDS);
+            executor.schedule(() -> step(probe, false), delay, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException closed) {
             pending.decrementAndGet();
+            probe.cache.unwatch(probe.key);
         }
     }
 
@@ -230,8 +294,12 @@ public final class ConsistencySampler implements AutoCloseable {
         CaffeineInvalidatingCache<K, V> cache = probe.cache;
         CachedValue<V> now = cache.entryOf(probe.key);
         if (now != probe.entry) {
-            if (!cache.generationsUnchanged(probe.generations)) {
-                finish(probe, Outcome.CONSISTENT); // an invalidation took it out
+            if (cache.cacheInvalidatedSince(probe.generations) || probe.watch.invalidations.get() > probe.watchedFrom
+                    || !Arrays.equals(probe.generations, probe.generationsAtWatch)) {
+                // An invalidation of this key, or of the whole cache, took it out; or one of its stripe in the
+                // microseconds between the hit and the hand-over, taken as this key's. (A stripe generation that
+                // moved later may be a stripe-mate's: with the entry gone by size or expiry that says nothing.)
+                finish(probe, Outcome.CONSISTENT);
             } else if (now != null && now.loadedAtMillis() >= probe.entry.loadedAtMillis()) {
                 finish(probe, Outcome.CONSISTENT); // a later load replaced it
             } else {
@@ -264,9 +332,17 @@ public final class ConsistencySampler implements AutoCloseable {
     }
 
     private void finish(Probe<?, ?> probe, Outcome outcome) {
+        if (!probe.finished.compareAndSet(false, true)) {
+            return; // a listener that threw after the sample was counted: it is not counted twice
+        }
         pending.decrementAndGet();
+        unwatch(probe);
         counts(probe.cache.name()).record(outcome, clock.getAsLong());
         listener.sampled(probe.cache.name(), outcome);
+    }
+
+    private static <K, V> void unwatch(Probe<K, V> probe) {
+        probe.cache.unwatch(probe.key);
     }
 
     /** The counts of {@code cache}; created empty on first use. */
@@ -285,9 +361,13 @@ public final class ConsistencySampler implements AutoCloseable {
         executor.shutdownNow();
     }
 
-    /** A drawn hit: what was served, how to re-read it, and the invalidation generations when it was served. */
+    /**
+     * A drawn hit: what was served, how to re-read it, the invalidation generations when it was served and when its
+     * key's watch began, and the watch's count then.
+     */
     private record Probe<K, V>(CaffeineInvalidatingCache<K, V> cache, K key, CachedValue<V> entry,
-            Function<? super K, ? extends V> loader, long[] generations) {
+            Function<? super K, ? extends V> loader, long[] generations, CaffeineInvalidatingCache.KeyWatch watch,
+            long watchedFrom, long[] generationsAtWatch, AtomicBoolean finished) {
     }
 
     /** The outcomes of one cache: totals since start, and the samples of the last window. */

@@ -46,6 +46,11 @@ final class InvalidationGenerations {
                 && keyGeneration == keyGenerations.get(stripe);
     }
 
+    /** Whether the whole cache was invalidated since {@code cacheGeneration} was taken (or it was not cacheable). */
+    boolean cacheInvalidatedSince(long cacheGeneration) {
+        return cacheGeneration == LoadStamp.NOT_CACHEABLE || cacheGeneration != this.cacheGeneration.get();
+    }
+
     void invalidateKey(Object key) {
         keyGenerations.incrementAndGet(stripe(key));
     }

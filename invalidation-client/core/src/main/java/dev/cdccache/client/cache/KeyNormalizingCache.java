@@ -87,6 +87,11 @@ public final class KeyNormalizingCache<K, V> implements InvalidatingCache<K, V> 
     }
 
     @Override
+    public SampledHit<K, V> drawSample(K key, CachedValue<V> entry) {
+        return cache.drawSample(normalize(key), entry);
+    }
+
+    @Override
     public LoadStamp<K> beginLoad(K key) {
         return cache.beginLoad(normalize(key));
     }

@@ -197,6 +197,10 @@ public final class ClientSettings {
     public static final Setting<Double> REFRESH_AHEAD = Setting.cache("refresh-ahead", NUMBER, "0.5",
             CacheDefinition.Builder::refreshAhead, CacheDefinition::refreshAhead);
 
+    /** Whether consistency sampling re-reads hits of a cache. */
+    public static final Setting<Boolean> SAMPLED = Setting.cache("sampled", BOOLEAN, "false",
+            CacheDefinition.Builder::sampled, CacheDefinition::sampled);
+
     /** The table whose changes evict a cache's entries, {@code database.table}. */
     public static final Setting<String> TABLE = Setting.source("table", STRING, "shop.item",
             (s, v) -> s.table(v), SourceDefinition::table).derivedDefault(null);
@@ -241,7 +245,7 @@ public final class ClientSettings {
             KAFKA_SECURITY_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM, HEALTH_STALE_STATUS, HEALTH_PROBLEM_STATUS,
             REPLICA_DATA_SOURCES, REPLICA_WAIT_TIMEOUT, READ_YOUR_WRITES_ENABLED, READ_YOUR_WRITES_MAX_WAIT,
             READ_YOUR_WRITES_POSITION_HEADER, SAMPLING_ONE_IN, SAMPLING_MAX_PER_SECOND, SAMPLING_WINDOW,
-            TABLE, KEY_COLUMNS, EVICT, TOPIC, KEY_TYPE, KEY_NORMALIZATION, SPEC, CACHE_NULLS, REFRESH_AHEAD);
+            TABLE, KEY_COLUMNS, EVICT, TOPIC, KEY_TYPE, KEY_NORMALIZATION, SPEC, CACHE_NULLS, REFRESH_AHEAD, SAMPLED);
 
     private static final SettingTree TREE = new SettingTree(ALL);
 

@@ -46,6 +46,11 @@ class ConsistencySamplerTest {
                     outcomes.add(outcome);
                     decided.countDown();
                 });
+        return cache(sampler);
+    }
+
+    /** A cache that serves its entries whatever their age, sampled by {@code sampler} ({@code null}: not sampled). */
+    private static CaffeineInvalidatingCache<Long, String> cache(ConsistencySampler sampler) {
         StalenessGuard guard = new StalenessGuard(System::currentTimeMillis, Duration.ofSeconds(5),
                 StalenessPolicy.SERVE_STALE, true);
         CaffeineInvalidatingCache<Long, String> cache = new CaffeineInvalidatingCache<>("coupons",
@@ -175,6 +180,44 @@ class ConsistencySamplerTest {
         assertThat(counts.consistent()).isGreaterThan(100);
         assertThat(counts.stale()).isZero();
         assertThat(counts.nines()).isGreaterThan(2.0);
+    }
+
+    @Test
+    void aHitOfLookupHandedOverWithItsLoaderLaterIsClassifiedLikeAHitOfGet() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = deliberatelyStale(1);
+        CachedValue<String> entry = cache.lookup(1L);
+
+        SampledHit<Long, String> hit = cache.drawSample(1L, entry);
+        assertThat(hit).as("drawn at one-in 1").isNotNull();
+        assertThat(outcomes).as("nothing before the hand-over").isEmpty();
+        hit.reread(loader);
+
+        assertThat(decided.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(outcomes).containsExactly(Outcome.STALE);
+    }
+
+    @Test
+    void anInvalidationBetweenTheHitAndItsHandOverCountsAsOneThatTookTheEntryOut() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = sampledCache(1, 100);
+        database.put(1L, "v1");
+        cache.get(1L, loader); // miss: loaded, not sampled
+        CachedValue<String> entry = cache.lookup(1L);
+        SampledHit<Long, String> hit = cache.drawSample(1L, entry);
+        database.put(1L, "v2");
+        cache.invalidate(1L); // before the caller hands the hit over: the generations were taken at the hit
+
+        hit.reread(loader);
+
+        assertThat(decided.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(outcomes).containsExactly(Outcome.CONSISTENT);
+    }
+
+    @Test
+    void withoutASamplerNoHitIsDrawn() {
+        CaffeineInvalidatingCache<Long, String> cache = cache(null);
+        cache.put(1L, "cached");
+
+        assertThat(cache.drawSample(1L, cache.lookup(1L))).isNull();
     }
 
     @Test

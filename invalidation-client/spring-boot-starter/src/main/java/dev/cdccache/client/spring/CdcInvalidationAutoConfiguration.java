@@ -22,7 +22,15 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.cache.CacheManager;
 import org.springframework.cache.interceptor.SimpleKey;
 import org.springframework.cache.interceptor.CacheOperationSource;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Fallback;
 
@@ -77,6 +85,35 @@ public class CdcInvalidationAutoConfiguration {
             ObjectProvider<CacheOperationSource> operationSources, ObjectProvider<InvalidationClient> client) {
         // Static, with the client looked up only when the check runs, so that declaring it creates nothing early.
         return new CacheKeyTypeCheck(beanFactory, operationSources, client);
+    }
+
+    /**
+     * Consistency sampling of non-{@code sync} {@code @Cacheable} methods: a sampled hit is re-read by calling the
+     * method again on its target bean, off the request thread (see {@link CacheableSamplingAdvisor}). Only while
+     * sampling is on, so that with it off no cached method gains an interceptor.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.cache.interceptor.BeanFactoryCacheOperationSourceAdvisor")
+    @Conditional(SamplingOnCondition.class)
+    static class CacheableSamplingConfiguration {
+
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE) // seen by @EnableCaching's auto-proxy creator, which takes only these
+        static CacheableSamplingAdvisor cdcCacheableSamplingAdvisor(ListableBeanFactory beanFactory) {
+            return new CacheableSamplingAdvisor(beanFactory);
+        }
+    }
+
+    /** Whether {@code cdc.invalidation.sampling.one-in} is above 0. */
+    static final class SamplingOnCondition extends SpringBootCondition {
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            int oneIn = Binder.get(context.getEnvironment()).bind("cdc.invalidation.sampling.one-in", Integer.class)
+                    .orElse(0);
+            return oneIn > 0 ? ConditionOutcome.match("sampling.one-in is " + oneIn)
+                    : ConditionOutcome.noMatch("sampling.one-in is 0 (off)");
+        }
     }
 
     /** The application has no CacheManager: ours is the one {@code @Cacheable} uses. */

@@ -172,10 +172,13 @@ public record CdcInvalidationProperties(Boolean enabled, String bootstrapServers
      * @param cacheNulls whether "no such row" (a null load result) is cached; an insert of the key evicts it
      * @param refreshAhead fraction of expireAfterWrite after which a hit starts one asynchronous reload while serving
      *        the cached value (0 = off); applies to get(key, loader) and @Cacheable(sync = true)
+     * @param sampled whether consistency sampling (sampling.one-in) re-reads hits of this cache, for @Cacheable by
+     *        calling the method again; false for methods that must not run again unasked (side effects, request
+     *        scope) or values without a meaningful equals; true unless set
      * @param sources several tables feeding this cache (for values built from several tables)
      */
     public record Cache(String table, List<String> keyColumns, Evict evict, String topic, KeyType keyType,
-            KeyNormalization keyNormalization, String spec, Boolean cacheNulls, Double refreshAhead,
+            KeyNormalization keyNormalization, String spec, Boolean cacheNulls, Double refreshAhead, Boolean sampled,
             List<Source> sources) {
     }
 

@@ -3,6 +3,7 @@ package dev.cdccache.client.spring;
 import dev.cdccache.client.InvalidatingCache;
 import dev.cdccache.client.cache.CachedValue;
 import dev.cdccache.client.cache.LoadStamp;
+import dev.cdccache.client.cache.SampledHit;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.LinkedHashMap;
@@ -52,6 +53,10 @@ import org.springframework.cache.support.SimpleValueWrapper;
  * listener to) caches nothing it reads; see {@link SpringTransactions}.
  *
  * <p>Cached absences ({@code cache-nulls}) are returned as a wrapper of {@code null}, as Spring expects.
+ *
+ * <p><b>Consistency sampling.</b> A hit of {@link #get(Object)} is drawn like a hit of the core's
+ * {@code get(key, loader)}; a drawn hit inside a non-{@code sync} {@code @Cacheable} invocation is re-read by calling
+ * the method again ({@link CacheableInvocations}). {@code sync = true} is sampled by the core's {@code get}.
  */
 final class CdcSpringCache implements Cache {
 
@@ -96,6 +101,11 @@ final class CdcSpringCache implements Cache {
     public ValueWrapper get(Object key) {
         CachedValue<Object> entry = cache.lookup(key);
         if (entry != null) {
+            SampledHit<Object, Object> sample = cache.drawSample(key, entry);
+            if (sample != null) {
+                // Drawn (1 hit in sampling.one-in): re-read by calling the @Cacheable method again, if one is running.
+                CacheableInvocations.drawn(sample, entry.value());
+            }
             return new SimpleValueWrapper(entry.value());
         }
         missed(key);

@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.core.Ordered;
 
 /**
  * Read-your-writes across instances, through the {@value #HEADER} HTTP header:
@@ -32,8 +33,15 @@ import org.slf4j.LoggerFactory;
  * The caller (a browser application, another service, or the gateway on its behalf) sends the position it got back
  * with its next requests. A header that is not a position is ignored (logged at DEBUG): it can only ask for more
  * waiting, never for less. A transaction that commits after the response started streaming is not in the header.
+ *
+ * <p>Ordered at {@value #ORDER}: before Spring Security's filter chain (-100) and Spring's request context filter
+ * (-105), so that cache reads made by filters (a cached user, tenant or session lookup during authentication) are
+ * held to the request floor too; after the character-encoding filter.
  */
-final class PositionHeaderFilter implements Filter {
+final class PositionHeaderFilter implements Filter, Ordered {
+
+    /** The filter's order: ahead of every filter that may read a cache. */
+    static final int ORDER = -110;
 
     /** The header: the commit position a request's reads are held to, and the one a response's writes reached. */
     static final String HEADER = "Cdc-Position";
@@ -44,6 +52,11 @@ final class PositionHeaderFilter implements Filter {
 
     PositionHeaderFilter(Supplier<InvalidationClient> client) {
         this.client = client;
+    }
+
+    @Override
+    public int getOrder() {
+        return ORDER;
     }
 
     @Override

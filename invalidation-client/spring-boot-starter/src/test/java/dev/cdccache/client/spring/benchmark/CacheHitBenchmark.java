@@ -74,6 +74,8 @@ public class CacheHitBenchmark {
     private org.springframework.cache.Cache springCdcCache;
     private org.springframework.cache.Cache springCdcCacheScheduledCheck;
     private org.springframework.cache.Cache springCdcCacheEveryHitCheck;
+    /** The Spring cache over {@link #sampledClient}'s cache. */
+    private org.springframework.cache.Cache springCdcCacheSampled;
     private org.springframework.cache.Cache springCaffeineCache;
     private Long[] keys;
     private int index;
@@ -97,6 +99,7 @@ public class CacheHitBenchmark {
         springCdcCache = new CdcCacheManager(client).getCache("items");
         springCdcCacheScheduledCheck = new CdcCacheManager(scheduledCheckClient).getCache("items");
         springCdcCacheEveryHitCheck = new CdcCacheManager(everyHitCheckClient).getCache("items");
+        springCdcCacheSampled = new CdcCacheManager(sampledClient).getCache("items");
         bareCaffeine = Caffeine.from(BenchmarkClients.SPEC).recordStats().build();
         expiringCaffeine = Caffeine.from(BenchmarkClients.SPEC + ",expireAfterWrite=1h").recordStats().build();
         springCaffeineCache = new CaffeineCache("items",
@@ -255,6 +258,15 @@ public class CacheHitBenchmark {
     @Benchmark
     public Object springCdcCacheGetEveryHitCheck() {
         return springCdcCacheEveryHitCheck.get(nextKey());
+    }
+
+    /**
+     * The {@code @Cacheable} path with consistency sampling on ({@code sampling.one-in: 1000}): one draw per hit; a
+     * drawn hit (1 in 1,000) allocates its sample and, outside a {@code @Cacheable} invocation as here, drops it.
+     */
+    @Benchmark
+    public Object springCdcCacheGetSamplingOn() {
+        return springCdcCacheSampled.get(nextKey());
     }
 
     @Benchmark

@@ -158,6 +158,32 @@ public final class ReadYourWrites {
         } while (raised != current && !compareAndSetFloor(current, raised));
     }
 
+    /**
+     * {@link #raiseFloor} for a transaction this instance has JUST committed (the Spring Boot starter calls it after
+     * each commit), never for a position read from a request or kept from earlier: a fresh commit whose sequence is
+     * not above what is already proven for its own server means that server's GTID numbering started over
+     * ({@code RESET MASTER}, a restored server), and the proofs of the old numbering would cover the write before
+     * it is applied. They are dropped then (counted in {@code cdc.client.position.resets}), so reads under a floor
+     * bypass the caches until the new numbering is proven.
+     */
+    public void raiseFloorAfterCommit(CommitPosition committed) {
+        if (proven.freshCommit(committed)) {
+            restartFloor(committed);
+        } else {
+            raiseFloor(committed);
+        }
+    }
+
+    /**
+     * The old numbering's sequences in the instance floor can never be reached in order: the committed sources'
+     * components are replaced (not raised), and every gate closes even if the floor did not move, since the proofs
+     * that kept them open were just dropped.
+     */
+    private synchronized void restartFloor(CommitPosition committed) {
+        floor = floor.replacing(committed);
+        gates.values().forEach(Gate::close);
+    }
+
     private synchronized boolean compareAndSetFloor(CommitPosition expected, CommitPosition next) {
         if (floor != expected) {
             return false;

@@ -263,8 +263,8 @@ public final class ProvenPositions {
     }
 
     /**
-     * Consumer thread, when a position check starts (before it looks up the log end offsets): per topic, what the
-     * check will prove once it completes, from the heartbeats applied so far of the connectors feeding it.
+     * Consumer thread, when a position check starts (before it looks up the log end offsets): per topic, per
+     * source ({@code domain-server}, or the MySQL UUID), what the check will prove once it completes, from the heartbeats applied so far of the connectors feeding it.
      *
      * @param feeders the connector identities feeding a topic (empty if none is known)
      */
@@ -289,7 +289,8 @@ public final class ProvenPositions {
 
     /**
      * Consumer thread: a position check completed; {@code confirmed} are the topics it read to the log end looked
-     * up at its start, {@code atStart} what {@link #checkStarted} returned for it.
+     * up at its start, {@code atStart} the very map {@link #checkStarted} returned for it (a check started before
+     * the proofs were last dropped proves nothing).
      */
     public void checkCompleted(Set<String> confirmed, Map<String, Map<String, Long>> atStart) {
         if (!checksInFlight.remove(atStart)) {

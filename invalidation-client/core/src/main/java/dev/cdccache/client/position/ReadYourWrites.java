@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Floors.</b> The <em>instance floor</em> ({@link #raiseFloor}) applies to every read on this client: after
  * a write through this instance, its commit position is raised into it (the Spring Boot starter does it after each
- * committed transaction), and every later read on any thread sees the write. A <em>request floor</em>
+ * committed transaction, with {@link #raiseFloorAfterCommit}), and every later read on any thread sees the write. A <em>request floor</em>
  * ({@link #withFloor}) applies to the reads of one thread until its scope is closed, e.g. a request carrying the
  * position another instance returned after a write. Floors only rise: the instance floor is the highest position
  * per source ever raised.

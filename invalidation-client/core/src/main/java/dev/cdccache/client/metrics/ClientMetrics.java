@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
+import java.util.function.LongSupplier;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
@@ -208,6 +209,16 @@ public final class ClientMetrics {
     public void bindAppliedPosition(String cache, String domain, java.util.function.Supplier<Number> sequence) {
         Gauge.builder("cdc.client.position.applied", sequence).tags(commonTags).tag("cache", cache)
                 .tag("domain", domain).description("Sequence up to which this GTID domain is proven applied")
+                .register(registry);
+    }
+
+    /**
+     * Registers {@code cdc.client.position.resets} (function counter): times the proven read-floor positions were
+     * dropped because GTID sequences went back (a numbering started over, or a replay after a connector restart).
+     */
+    public void bindPositionResets(LongSupplier resets) {
+        FunctionCounter.builder("cdc.client.position.resets", resets, LongSupplier::getAsLong).tags(commonTags)
+                .description("Times the proven read-floor positions were dropped because GTID sequences went back")
                 .register(registry);
     }
 

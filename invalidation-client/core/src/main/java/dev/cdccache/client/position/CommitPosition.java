@@ -212,6 +212,16 @@ public final class CommitPosition {
         return merged == null ? this : new CommitPosition(Collections.unmodifiableMap(merged));
     }
 
+    /** This position with {@code other}'s components in place of its own of the same sources. */
+    CommitPosition replacing(CommitPosition other) {
+        if (other.components.isEmpty()) {
+            return this;
+        }
+        Map<String, Component> merged = new TreeMap<>(components);
+        merged.putAll(other.components);
+        return new CommitPosition(Collections.unmodifiableMap(merged));
+    }
+
     /** Whether this position asks for nothing. */
     public boolean isEmpty() {
         return components.isEmpty();

@@ -3,14 +3,19 @@ package dev.cdccache.client.position;
 import dev.cdccache.client.Internal;
 import dev.cdccache.client.cache.ReadGate;
 import dev.cdccache.client.metrics.ClientMetrics;
+import dev.cdccache.client.metrics.LogThrottle;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
@@ -43,6 +48,17 @@ import org.slf4j.LoggerFactory;
  *       the check started). A topic fed by several connectors is proven only as far as the least of them. A
  *       heartbeat without a GTID, or with one of another domain, proves nothing for that domain.</li>
  * </ol>
+ * <b>Whose numbering.</b> Heartbeat and check proofs are kept per domain AND server (the GTID's source): a
+ * sequence number proves something only in the numbering that produced it. A proof of server {@code s'} covers a
+ * change of another server {@code s} of the same domain only below the sequence at which this client saw
+ * {@code s'} take the domain over (its first sequence, seen after another server's): those changes were
+ * replicated to {@code s'} before it wrote its own. So after a lossless failover floors from before it stay
+ * provable, while a lossy one's reused numbers (a promoted replica continuing at 981 where the old primary proved
+ * 1000) are not proven by the old primary's proofs; a server that was already writing when this client started
+ * proves only its own numbering. A numbering that starts over on the same server ({@code RESET MASTER}, a
+ * restored server) is caught when a lower sequence is applied, or when this instance commits a transaction whose
+ * position is already proven ({@link #freshCommit}): every proof is dropped then (see {@link #sequenceWentBack}),
+ * counted in {@code cdc.client.position.resets}.
  * The second way covers partitions that had no change of their own: after a write, a floor on a cache whose
  * topics have several partitions, or whose tables the write did not touch, is proven by the next heartbeat plus a
  * position check (about {@code heartbeat.interval} + {@code position-check-interval}). A topic that does not exist
@@ -61,19 +77,31 @@ public final class ProvenPositions {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProvenPositions.class);
 
-    /** What one cache has proven, published as a whole. */
-    private record Proof(Map<String, Long> byDomain, Map<String, Long> bySource) {
+    /**
+     * What one cache has proven, published as a whole: per domain (metrics), per source from changes and checks of
+     * the sources seen, and each topic's check proofs with the takeovers seen, for sources not seen at all.
+     */
+    private record Proof(Map<String, Long> byDomain, Map<String, Long> bySource,
+            List<Map<String, Long>> checks, Map<String, Long> takeovers) {
 
-        static final Proof NOTHING = new Proof(Map.of(), Map.of());
+        static final Proof NOTHING = new Proof(Map.of(), Map.of(), List.of(), Map.of());
 
         boolean covers(CommitPosition position) {
             for (CommitPosition.Component c : position.components()) {
-                long proven = Math.max(bySource.getOrDefault(c.source(), -1L), byDomain.getOrDefault(c.domain(), -1L));
-                if (proven < c.sequence()) {
+                if (proven(c.source()) < c.sequence()) {
                     return false;
                 }
             }
             return true;
+        }
+
+        /** The highest sequence of {@code source} proven. */
+        long proven(String source) {
+            long viaChecks = checks.isEmpty() ? -1 : Long.MAX_VALUE;
+            for (Map<String, Long> topic : checks) {
+                viaChecks = Math.min(viaChecks, checkProves(topic, source, takeovers));
+            }
+            return Math.max(bySource.getOrDefault(source, -1L), viaChecks);
         }
     }
 
@@ -81,10 +109,21 @@ public final class ProvenPositions {
     private final Map<String, List<String>> topicsByCache;
     /** Consumer thread: per topic, per partition, per source, the highest sequence applied from that partition. */
     private final Map<String, Map<Integer, Map<String, Long>>> events = new HashMap<>();
-    /** Consumer thread: per connector identity, per domain, the highest sequence of its heartbeats applied. */
+    /** Consumer thread: per connector identity, per source, the highest sequence of its heartbeats applied. */
     private final Map<String, Map<String, Long>> heartbeats = new HashMap<>();
-    /** Consumer thread: per topic, per domain, what completed position checks proved. */
+    /** Consumer thread: per topic, per source, what completed position checks proved. */
     private final Map<String, Map<String, Long>> checked = new HashMap<>();
+    /** Consumer thread: per domain, the sources seen. */
+    private final Map<String, Set<String>> seenByDomain = new HashMap<>();
+    /** Consumer thread: per source that took a domain over while this client watched, its first sequence seen. */
+    private final Map<String, Long> takeovers = new HashMap<>();
+    /** Consumer thread: the {@link #checkStarted} results issued since the latest reset (by identity). */
+    private final Set<Object> checksInFlight = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** A commit of this instance showed that a numbering started over: the consumer drops the proofs. */
+    private volatile CommitPosition.Component resetRequested;
+    /** Times the proofs were dropped because sequences went back. */
+    private final LongAdder resets = new LongAdder();
+    private final LogThrottle resetLog = new LogThrottle(System::currentTimeMillis, 60_000);
     /** Consumer thread: the partitions of each topic, as of the latest publish. */
     private Map<String, Set<Integer>> partitions = Map.of();
     /** Consumer thread: topics found compacted, whose own changes prove nothing (see {@link #compacted}). */
@@ -120,11 +159,13 @@ public final class ProvenPositions {
         if (c == null) {
             return;
         }
+        seen(c);
         Map<String, Long> sources = events.computeIfAbsent(topic, t -> new HashMap<>())
                 .computeIfAbsent(partition, p -> new HashMap<>());
         Long before = sources.get(c.source());
         if (before != null && before > c.sequence()) {
             sequenceWentBack(c);
+            seen(c);
             sources = events.computeIfAbsent(topic, t -> new HashMap<>()).computeIfAbsent(partition, p -> new HashMap<>());
             before = null;
         }
@@ -138,12 +179,55 @@ public final class ProvenPositions {
     public void heartbeatApplied(String connector, String gtid) {
         CommitPosition.Component c = gtid == null ? null : CommitPosition.component(gtid);
         if (c != null) {
-            Long before = heartbeats.getOrDefault(connector, Map.of()).get(c.domain());
+            seen(c);
+            Long before = heartbeats.getOrDefault(connector, Map.of()).get(c.source());
             if (before != null && before > c.sequence()) {
                 sequenceWentBack(c);
+                seen(c);
             }
-            heartbeats.computeIfAbsent(connector, k -> new HashMap<>()).merge(c.domain(), c.sequence(), Math::max);
+            heartbeats.computeIfAbsent(connector, k -> new HashMap<>()).merge(c.source(), c.sequence(), Math::max);
         }
+    }
+
+    /** Notes each source seen; one appearing in a domain another source was seen in took it over. */
+    private void seen(CommitPosition.Component c) {
+        Set<String> sources = seenByDomain.computeIfAbsent(c.domain(), d -> new HashSet<>());
+        if (sources.add(c.source()) && sources.size() > 1) {
+            takeovers.put(c.source(), c.sequence());
+            dirty = true;
+        }
+    }
+
+    /**
+     * Any thread: this instance just committed a transaction at {@code committed} (a fresh commit, never a position
+     * from a request). A sequence not above what is already proven for its own source means that server's numbering
+     * started over ({@code RESET MASTER}, a restored server): the proofs would cover the new transaction before it is
+     * applied, so they are dropped at once (reads under a floor bypass until proven again) and built again by the
+     * consumer from its next publish on, as for a lower sequence applied.
+     *
+     * @return whether the proofs were dropped
+     */
+    public boolean freshCommit(CommitPosition committed) {
+        for (CommitPosition.Component c : committed.components()) {
+            long provenBefore = -1;
+            for (Proof proof : published.values()) {
+                provenBefore = Math.max(provenBefore, proof.bySource().getOrDefault(c.source(), -1L));
+            }
+            if (c.sequence() <= provenBefore) {
+                synchronized (this) {
+                    resetRequested = c;
+                    published = nothing();
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Map<String, Proof> nothing() {
+        Map<String, Proof> empty = new HashMap<>();
+        topicsByCache.keySet().forEach(cache -> empty.put(cache, Proof.NOTHING));
+        return Map.copyOf(empty);
     }
 
     /**
@@ -155,18 +239,32 @@ public final class ProvenPositions {
      * reset to end that early).
      */
     private void sequenceWentBack(CommitPosition.Component c) {
-        LOG.info("Commit position {} is lower than one already applied (a replay after a connector restart, or the"
-                + " server's GTID sequences started over): read floors are proven again from the changes and"
-                + " heartbeats applied from now on", c.source() + ":" + c.sequence());
+        resets.increment();
+        long heldBack = resetLog.admit("reset");
+        if (heldBack != LogThrottle.HELD_BACK) {
+            LOG.warn("Commit position {} is not above one already applied or proven (a replay after a connector"
+                    + " restart, or the server's GTID sequences started over: RESET MASTER, a restored server): read"
+                    + " floors are proven again from the changes and heartbeats applied from now on and bypass the"
+                    + " caches until then ({} more such resets since the last report)",
+                    c.source() + ":" + c.sequence(), heldBack);
+        }
         events.clear();
         heartbeats.clear();
         checked.clear();
+        seenByDomain.clear();
+        takeovers.clear();
+        checksInFlight.clear();
         dirty = true;
     }
 
+    /** How many times the proofs were dropped because a numbering went back ({@code cdc.client.position.resets}). */
+    public long resets() {
+        return resets.sum();
+    }
+
     /**
-     * Consumer thread, when a position check starts (before it looks up the log end offsets): per topic, what the
-     * check will prove once it completes, from the heartbeats applied so far of the connectors feeding it.
+     * Consumer thread, when a position check starts (before it looks up the log end offsets): per topic, per
+     * source ({@code domain-server}, or the MySQL UUID), what the check will prove once it completes, from the heartbeats applied so far of the connectors feeding it.
      *
      * @param feeders the connector identities feeding a topic (empty if none is known)
      */
@@ -182,22 +280,30 @@ public final class ProvenPositions {
                 atStart.put(topic, Map.copyOf(least));
             }
         }
+        if (checksInFlight.size() > 64) {
+            checksInFlight.clear(); // checks abandoned without completing: at worst one later check proves nothing
+        }
+        checksInFlight.add(atStart);
         return atStart;
     }
 
     /**
      * Consumer thread: a position check completed; {@code confirmed} are the topics it read to the log end looked
-     * up at its start, {@code atStart} what {@link #checkStarted} returned for it.
+     * up at its start, {@code atStart} the very map {@link #checkStarted} returned for it (a check started before
+     * the proofs were last dropped proves nothing).
      */
     public void checkCompleted(Set<String> confirmed, Map<String, Map<String, Long>> atStart) {
+        if (!checksInFlight.remove(atStart)) {
+            return; // started before the proofs were dropped: its heartbeats may be of the old numbering
+        }
         for (String topic : confirmed) {
             Map<String, Long> proven = atStart.get(topic);
             if (proven != null) {
-                Map<String, Long> domains = checked.computeIfAbsent(topic, t -> new HashMap<>());
-                proven.forEach((domain, sequence) -> {
-                    Long before = domains.get(domain);
+                Map<String, Long> sources = checked.computeIfAbsent(topic, t -> new HashMap<>());
+                proven.forEach((source, sequence) -> {
+                    Long before = sources.get(source);
                     if (before == null || before < sequence) {
-                        domains.put(domain, sequence);
+                        sources.put(source, sequence);
                         dirty = true;
                     }
                 });
@@ -225,6 +331,11 @@ public final class ProvenPositions {
      * @param assigned the partitions of each topic being read
      */
     public void publish(Map<String, Set<Integer>> assigned) {
+        CommitPosition.Component reset = resetRequested;
+        if (reset != null) {
+            resetRequested = null;
+            sequenceWentBack(reset);
+        }
         if (!dirty && assigned.equals(partitions)) {
             return;
         }
@@ -232,7 +343,13 @@ public final class ProvenPositions {
         dirty = false;
         Map<String, Proof> next = new HashMap<>();
         topicsByCache.forEach((cache, topics) -> next.put(cache, prove(topics)));
-        published = Map.copyOf(next);
+        synchronized (this) {
+            if (resetRequested != null) {
+                dirty = true; // a commit found a numbering started over meanwhile: keep nothing proven
+                return;
+            }
+            published = Map.copyOf(next);
+        }
         next.forEach((cache, proof) -> proof.byDomain().keySet().forEach(domain -> {
             if (toldDomains.add(cache + '\n' + domain)) {
                 newDomain.accept(cache, domain);
@@ -251,16 +368,21 @@ public final class ProvenPositions {
     private Proof prove(List<String> topics) {
         Map<String, Long> byDomain = null;
         Set<String> sources = new HashSet<>();
+        List<Map<String, Long>> checks = new ArrayList<>();
         for (String topic : topics) {
-            byDomain = least(byDomain, checked.getOrDefault(topic, Map.of()));
+            Map<String, Long> topicChecks = checked.getOrDefault(topic, Map.of());
+            Map<String, Long> domains = new HashMap<>();
+            topicChecks.forEach((source, sequence) -> domains.merge(domainOf(source), sequence, Math::max));
+            byDomain = least(byDomain, domains);
+            checks.add(Map.copyOf(topicChecks));
+            sources.addAll(topicChecks.keySet());
             events.getOrDefault(topic, Map.of()).values().forEach(bySource -> sources.addAll(bySource.keySet()));
         }
         Map<String, Long> bySource = new HashMap<>();
         for (String source : sources) {
-            String domain = domainOf(source);
             long least = Long.MAX_VALUE;
             for (String topic : topics) {
-                long viaCheck = checked.getOrDefault(topic, Map.of()).getOrDefault(domain, -1L);
+                long viaCheck = checkProves(checked.getOrDefault(topic, Map.of()), source, takeovers);
                 Set<Integer> its = partitions.getOrDefault(topic, Set.of());
                 if (its.isEmpty()) {
                     least = Math.min(least, viaCheck); // nothing read from it: only a check proves it
@@ -276,7 +398,24 @@ public final class ProvenPositions {
                 bySource.put(source, least);
             }
         }
-        return new Proof(byDomain == null ? Map.of() : Map.copyOf(byDomain), Map.copyOf(bySource));
+        return new Proof(byDomain == null ? Map.of() : Map.copyOf(byDomain), Map.copyOf(bySource), List.copyOf(checks),
+                Map.copyOf(takeovers));
+    }
+
+    /**
+     * The highest sequence of {@code source} one topic's check proofs ({@code checks}, per source) prove: its own
+     * proof, or below the takeover of another server of its domain that this client saw take it over.
+     */
+    private static long checkProves(Map<String, Long> checks, String source, Map<String, Long> takeovers) {
+        long proven = checks.getOrDefault(source, -1L);
+        String domain = domainOf(source);
+        for (Map.Entry<String, Long> other : checks.entrySet()) {
+            Long tookOver = takeovers.get(other.getKey());
+            if (tookOver != null && !other.getKey().equals(source) && domainOf(other.getKey()).equals(domain)) {
+                proven = Math.max(proven, Math.min(other.getValue(), tookOver - 1));
+            }
+        }
+        return proven;
     }
 
     /**
@@ -356,10 +495,11 @@ public final class ProvenPositions {
 
     /**
      * Creates the read-your-writes front of these positions: its metrics ({@code cdc.client.read.floor},
-     * {@code cdc.client.read.floor.wait}, and {@code cdc.client.position.applied} per cache and domain as domains
+     * {@code cdc.client.read.floor.wait}, {@code cdc.client.position.resets}, and {@code cdc.client.position.applied} per cache and domain as domains
      * are proven) are registered in {@code metrics}. Call once, before the consumer starts.
      */
     public ReadYourWrites readYourWrites(Duration maxWait, ClientMetrics metrics) {
+        metrics.bindPositionResets(this::resets);
         newDomain = (cache, domain) -> metrics.bindAppliedPosition(cache, domain, () -> provenSequence(cache, domain));
         return new ReadYourWrites(this, maxWait, metrics);
     }

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Floors.</b> The <em>instance floor</em> ({@link #raiseFloor}) applies to every read on this client: after
  * a write through this instance, its commit position is raised into it (the Spring Boot starter does it after each
- * committed transaction), and every later read on any thread sees the write. A <em>request floor</em>
+ * committed transaction, with {@link #raiseFloorAfterCommit}), and every later read on any thread sees the write. A <em>request floor</em>
  * ({@link #withFloor}) applies to the reads of one thread until its scope is closed, e.g. a request carrying the
  * position another instance returned after a write. Floors only rise: the instance floor is the highest position
  * per source ever raised.
@@ -156,6 +156,32 @@ public final class ReadYourWrites {
             current = floor;
             raised = current.max(written);
         } while (raised != current && !compareAndSetFloor(current, raised));
+    }
+
+    /**
+     * {@link #raiseFloor} for a transaction this instance has JUST committed (the Spring Boot starter calls it after
+     * each commit), never for a position read from a request or kept from earlier: a fresh commit whose sequence is
+     * not above what is already proven for its own server means that server's GTID numbering started over
+     * ({@code RESET MASTER}, a restored server), and the proofs of the old numbering would cover the write before
+     * it is applied. They are dropped then (counted in {@code cdc.client.position.resets}), so reads under a floor
+     * bypass the caches until the new numbering is proven.
+     */
+    public void raiseFloorAfterCommit(CommitPosition committed) {
+        if (proven.freshCommit(committed)) {
+            restartFloor(committed);
+        } else {
+            raiseFloor(committed);
+        }
+    }
+
+    /**
+     * The old numbering's sequences in the instance floor can never be reached in order: the committed sources'
+     * components are replaced (not raised), and every gate closes even if the floor did not move, since the proofs
+     * that kept them open were just dropped.
+     */
+    private synchronized void restartFloor(CommitPosition committed) {
+        floor = floor.replacing(committed);
+        gates.values().forEach(Gate::close);
     }
 
     private synchronized boolean compareAndSetFloor(CommitPosition expected, CommitPosition next) {

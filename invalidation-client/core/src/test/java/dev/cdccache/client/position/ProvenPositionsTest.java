@@ -68,7 +68,8 @@ class ProvenPositionsTest {
         heartbeatAndCheck(Map.of("c1", "0-1-30"), Map.of(COUPONS, Set.of("c1"), PLACES, Set.of("c1")));
 
         assertThat(proven.isProven("both", position("0-1-30"))).isTrue();
-        assertThat(proven.isProven("both", position("0-2-30"))).as("another server continuing the domain").isTrue();
+        assertThat(proven.isProven("both", position("0-2-30"))).as("another server's numbering of the domain")
+                .isFalse();
         assertThat(proven.isProven("both", position("0-1-31"))).isFalse();
         assertThat(proven.provenByDomain("both")).containsExactly(Map.entry("0", 30L));
     }
@@ -86,7 +87,7 @@ class ProvenPositionsTest {
 
     @Test
     void aTopicFedByTwoConnectorsIsProvenOnlyAsFarAsTheLeastOfTheirHeartbeats() {
-        heartbeatAndCheck(Map.of("c1", "0-1-50", "c2", "0-2-40"), Map.of(COUPONS, Set.of("c1", "c2")));
+        heartbeatAndCheck(Map.of("c1", "0-1-50", "c2", "0-1-40"), Map.of(COUPONS, Set.of("c1", "c2")));
 
         assertThat(proven.isProven("coupons", position("0-1-40"))).isTrue();
         assertThat(proven.isProven("coupons", position("0-1-45"))).isFalse();
@@ -109,6 +110,74 @@ class ProvenPositionsTest {
 
         assertThat(proven.isProven("coupons", position("0-1-100"))).isFalse();
         assertThat(proven.isProven("coupons", position("0-2-900"))).isTrue();
+    }
+
+    @Test
+    void afterALosslessFailoverSeenByThisClientFloorsFromBeforeItAreProvenByTheNewPrimarysHeartbeats() {
+        heartbeatAndCheck(Map.of("c1", "0-1-1000"), Map.of(COUPONS, Set.of("c1")));
+        // Server 2 took over with every transaction of server 1 replicated: it continues the domain at 1001.
+        heartbeatAndCheck(Map.of("c1", "0-2-1001"), Map.of(COUPONS, Set.of("c1")));
+        heartbeatAndCheck(Map.of("c1", "0-2-1050"), Map.of(COUPONS, Set.of("c1")));
+
+        assertThat(proven.isProven("coupons", position("0-2-1050"))).isTrue();
+        assertThat(proven.isProven("coupons", position("0-3-999"))).as("an older primary's floor").isTrue();
+        assertThat(proven.isProven("coupons", position("0-3-1001"))).as("not replicated before the takeover")
+                .isFalse();
+    }
+
+    @Test
+    void aPromotedReplicaReusingTheDomainsSequencesIsProvenOnlyByItsOwnHeartbeats() {
+        heartbeatAndCheck(Map.of("c1", "0-1-1000"), Map.of(COUPONS, Set.of("c1")));
+
+        // Lossy failover: server 2 had applied up to 980 and continues the domain at 981.
+        assertThat(proven.isProven("coupons", position("0-2-981"))).as("before its own heartbeats").isFalse();
+
+        heartbeatAndCheck(Map.of("c1", "0-2-985"), Map.of(COUPONS, Set.of("c1")));
+
+        assertThat(proven.isProven("coupons", position("0-2-981"))).isTrue();
+        assertThat(proven.isProven("coupons", position("0-1-990"))).as("server 1's own numbering").isTrue();
+        assertThat(proven.isProven("coupons", position("0-3-985"))).as("a third server's, not below the takeover")
+                .isFalse();
+        assertThat(proven.resets()).as("another server's numbering is not a reset").isZero();
+    }
+
+    @Test
+    void aFreshCommitAlreadyProvenForItsServerDropsEveryProofAtOnceAndTheConsumerBuildsThemAgain() {
+        proven.eventApplied(COUPONS, 0, "0-1-1000");
+        proven.eventApplied(COUPONS, 1, "0-1-1000");
+        publish();
+
+        assertThat(proven.freshCommit(position("0-1-1001"))).as("a commit above what is proven").isFalse();
+        assertThat(proven.isProven("coupons", position("0-1-1000"))).isTrue();
+
+        assertThat(proven.freshCommit(position("0-1-1"))).as("RESET MASTER: numbering started over").isTrue();
+        assertThat(proven.isProven("coupons", position("0-1-1"))).as("dropped before the consumer runs").isFalse();
+
+        publish();
+        assertThat(proven.isProven("coupons", position("0-1-1"))).isFalse();
+        assertThat(proven.resets()).isEqualTo(1);
+
+        proven.eventApplied(COUPONS, 0, "0-1-1");
+        proven.eventApplied(COUPONS, 1, "0-1-1");
+        publish();
+        assertThat(proven.isProven("coupons", position("0-1-1"))).as("the new numbering is proven again").isTrue();
+        assertThat(proven.resets()).as("the new numbering's changes are not another reset").isEqualTo(1);
+    }
+
+    @Test
+    void aCheckStartedBeforeTheProofsWereDroppedProvesNothingWhenItCompletes() {
+        proven.heartbeatApplied("c1", "0-1-1000");
+        proven.eventApplied(COUPONS, 0, "0-1-1000");
+        proven.eventApplied(COUPONS, 1, "0-1-1000");
+        publish();
+        Map<String, Map<String, Long>> atStart = proven.checkStarted(List.of(COUPONS), topic -> Set.of("c1"));
+
+        proven.freshCommit(position("0-1-1"));
+        publish();
+        proven.checkCompleted(Set.of(COUPONS), atStart);
+        publish();
+
+        assertThat(proven.isProven("coupons", position("0-1-1"))).isFalse();
     }
 
     @Test

@@ -217,4 +217,68 @@ class ReadYourWritesTest {
         assertThat(openAfterTheRaise[0]).as("open after the raise closed it").isFalse();
         assertThat(gate.isOpen()).isFalse();
     }
+
+    private static CommitPosition position(String text) {
+        return CommitPosition.parse(text).orElseThrow();
+    }
+
+    @Test
+    void aWriteAfterTheServersSequencesStartedOverIsNotServedTheValueFromBeforeIt() {
+        readYourWrites.raiseFloorAfterCommit(position("0-1-1000")); // long-running server: an earlier write
+        proven.eventApplied(TOPIC, 0, "0-1-1000"); // its change applied
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+        coupons.get(1L, id -> "old");
+        long appliedBefore = readYourWrites.count("coupons", Outcome.APPLIED);
+
+        // RESET MASTER (or a server restored from a backup): the next transaction is 0-1-1 again. It changes row 1;
+        // its change event is not applied yet, and this instance raises its floor to the write's position.
+        readYourWrites.raiseFloorAfterCommit(position("0-1-1"));
+
+        assertThat(coupons.get(1L, id -> "new")).as("read after the write, on the writing instance").isEqualTo("new");
+        assertThat(readYourWrites.count("coupons", Outcome.APPLIED)).as("counted as proven applied")
+                .isEqualTo(appliedBefore);
+        assertThat(readYourWrites.floor()).as("the old numbering's sequence is replaced, not kept")
+                .isEqualTo(position("0-1-1"));
+
+        proven.publish(Map.of(TOPIC, Set.of(0))); // the consumer drops its proofs too
+        assertThat(proven.resets()).isOne();
+        coupons.invalidate(1L);
+        proven.eventApplied(TOPIC, 0, "0-1-1"); // the write's change applied
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+        assertThat(coupons.get(1L, id -> "new")).isEqualTo("new");
+        assertThat(coupons.getIfPresent(1L)).as("proven in the new numbering: cached again").isEqualTo("new");
+    }
+
+    @Test
+    void aRequestFloorBelowWhatIsProvenIsServedAndDropsNothing() {
+        proven.eventApplied(TOPIC, 0, "0-1-1000");
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+        coupons.get(1L, id -> "cached");
+
+        // An old Cdc-Position header: legitimately below the proofs, not a numbering that started over.
+        try (ReadYourWrites.Scope request = readYourWrites.withFloor(position("0-1-5"))) {
+            assertThat(coupons.get(1L, id -> "loaded")).isEqualTo("cached");
+        }
+        readYourWrites.raiseFloor(position("0-1-5"));
+        assertThat(coupons.get(1L, id -> "loaded")).isEqualTo("cached");
+        assertThat(proven.resets()).isZero();
+    }
+
+    @Test
+    void aWriteOnAPromotedReplicaReusingSequencesOfTheDomainIsNotProvenByTheOldPrimarysHeartbeats() {
+        // The old primary (server 1) had a heartbeat at 0-1-1000 applied and a position check completed.
+        proven.heartbeatApplied("coupon-connector", "0-1-1000");
+        Map<String, Map<String, Long>> atStart = proven.checkStarted(List.of(TOPIC), t -> Set.of("coupon-connector"));
+        proven.checkCompleted(Set.of(TOPIC), atStart);
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+        coupons.get(1L, id -> "old");
+
+        // Failover with asynchronous replication: replica server 2 had applied up to 0-1-980 and is promoted; its
+        // writes continue domain 0 from there. Its first one, 0-2-981, changes row 1; the connector has not read the
+        // new primary yet. A request carries the position the writing instance returned.
+        try (ReadYourWrites.Scope request = readYourWrites.withFloor(position("0-2-981"))) {
+            assertThat(coupons.get(1L, id -> "new")).as("read with the writer's Cdc-Position").isEqualTo("new");
+        }
+        assertThat(readYourWrites.count("coupons", Outcome.APPLIED)).isZero();
+    }
 }

@@ -89,7 +89,7 @@ final class ReadYourWritesListener implements TransactionExecutionListener {
         for (Connection connection : connections) {
             try {
                 CommitPosition written = CommitPosition.ofLastCommit(connection);
-                invalidationClient.readYourWrites().raiseFloor(written);
+                invalidationClient.readYourWrites().raiseFloorAfterCommit(written);
                 RequestWrites.written(written);
             } catch (SQLException | RuntimeException e) {
                 failed(invalidationClient, "reading the commit position failed: " + e, e);

@@ -19,12 +19,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Review: the sampled re-invocation bypasses only the sampled method's own cache. A method whose body reads through
- * another cached method (here a second cache of the same client, opted out of sampling) is re-read from that cache,
- * and its misses are stored there by the sampler: a stale entry built from a stale nested entry compares equal and is
- * counted consistent, and docs/client.md ("neither looks up nor stores anything") does not hold.
+ * A sampled re-invocation bypasses every cache, not only the sampled method's own: a method whose body reads through
+ * another cached method (here a second cache of the same client, opted out of sampling) must not be re-read from that
+ * cache nor fill it, or a view built from a stale nested entry would compare equal and count consistent.
  */
-class CacheableReinvocationNestedCacheReviewTest {
+class SampleRereadBypassTest {
 
     private static final Duration MAX_STALENESS = Duration.ofMillis(300);
 

@@ -3,11 +3,11 @@ package dev.cdccache.connector.continuity;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.turbo.TurboFilter;
-import ch.qos.logback.core.spi.FilterReply;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.LoggerContextListener;
+import ch.qos.logback.core.UnsynchronizedAppenderBase;
 import java.util.function.Consumer;
 import org.slf4j.LoggerFactory;
-import org.slf4j.Marker;
 
 /**
  * Notices a row change that the binlog holds as an SQL statement instead of as rows. That happens when a writer's
@@ -16,18 +16,32 @@ import org.slf4j.Marker;
  * and goes on, so no event reaches the clients while heartbeats keep proving the table. The start-up check cannot
  * see it, since it only reads the global setting once.
  *
- * <p>Debezium offers no callback for this; its warning is the only signal, so this Logback filter watches for that
- * warning's message template (it sees it before any level or appender decides, so quiet logging settings do not hide
- * it). {@code StatementEventDetectorTest} checks that the Debezium in the build still logs that template.
+ * <p>Debezium offers no callback for this; its warning is the only signal, so this Logback appender, attached to the
+ * one logger that logs it, watches for that warning's message template. {@code StatementEventDetectorTest} checks
+ * that the Debezium in the build still logs that template.
+ *
+ * <p>Why an appender on one logger and not a context-wide filter: a Logback turbo filter runs for every logging call
+ * of the process before the level check, allocation included, and Debezium's binlog thread makes several disabled
+ * debug and trace calls per row: that took about a fifth of the thread's time on bulk changes. An appender costs
+ * nothing until a warning is logged. So that quiet logging settings do not hide the warning, the detector keeps that
+ * logger at WARN or more verbose (a level change or a reset of the logging context puts it back, and the appender
+ * too); the warning then also reaches the application's appenders, where it belongs.
  */
-public final class StatementEventDetector extends TurboFilter {
+public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILoggingEvent>
+        implements LoggerContextListener {
+
+    /** The logger Debezium's binlog streaming source logs the warning with. */
+    static final String DEBEZIUM_LOGGER = "io.debezium.connector.binlog.BinlogStreamingChangeEventSource";
 
     /** The template of Debezium's warning, as its binlog streaming source logs it. */
     static final String DEBEZIUM_TEMPLATE =
             "Received DML '{}' for processing, binlog probably contains events generated with statement or mixed based"
                     + " replication format";
 
+    private static final org.slf4j.Logger log = LoggerFactory.getLogger(StatementEventDetector.class);
+
     private final Consumer<String> onStatement;
+    private volatile boolean installed;
 
     /** @param onStatement called with the statement's SQL, on the thread that reads the binlog */
     StatementEventDetector(Consumer<String> onStatement) {
@@ -37,30 +51,81 @@ public final class StatementEventDetector extends TurboFilter {
 
     /** Installs a detector into the application's Logback context; {@link #uninstall()} removes it. */
     public static StatementEventDetector install(Consumer<String> onStatement) {
-        StatementEventDetector detector = new StatementEventDetector(onStatement);
-        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
-            detector.setContext(context);
-            detector.start();
-            context.addTurboFilter(detector);
-        } else {
+        if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
             throw new IllegalStateException("The connector needs Logback as its logging backend to notice row changes"
                     + " the binlog holds as statements; found " + LoggerFactory.getILoggerFactory().getClass().getName());
         }
+        StatementEventDetector detector = new StatementEventDetector(onStatement);
+        detector.setContext(context);
+        detector.start();
+        detector.installed = true;
+        context.addListener(detector);
+        detector.attach(context);
         return detector;
     }
 
     public void uninstall() {
+        installed = false;
         if (getContext() instanceof LoggerContext context) {
-            context.getTurboFilterList().remove(this);
+            context.removeListener(this);
+            context.getLogger(DEBEZIUM_LOGGER).detachAppender(this);
         }
         stop();
     }
 
     @Override
-    public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params, Throwable t) {
-        if (DEBEZIUM_TEMPLATE.equals(format)) {
+    protected void append(ILoggingEvent event) {
+        if (DEBEZIUM_TEMPLATE.equals(event.getMessage())) {
+            Object[] params = event.getArgumentArray();
             onStatement.accept(params != null && params.length > 0 ? String.valueOf(params[0]) : "");
         }
-        return FilterReply.NEUTRAL;
+    }
+
+    /** Attaches the appender (once) and keeps the logger's level at WARN or more verbose. */
+    private void attach(LoggerContext context) {
+        if (!installed) {
+            return;
+        }
+        if (!isStarted()) {
+            start(); // a reset stops the appenders it detaches
+        }
+        Logger debezium = context.getLogger(DEBEZIUM_LOGGER);
+        if (!debezium.isAttached(this)) {
+            debezium.addAppender(this);
+        }
+        if (!debezium.isWarnEnabled()) {
+            Level configured = debezium.getEffectiveLevel();
+            debezium.setLevel(Level.WARN);
+            log.info("Logger {} kept at WARN instead of {}: its warning about row changes the binlog holds as"
+                    + " statements is how the connector notices them", DEBEZIUM_LOGGER, configured);
+        }
+    }
+
+    @Override
+    public void onLevelChange(Logger logger, Level level) {
+        // a level set on the logger or on any of its ancestors may have silenced it
+        if (getContext() instanceof LoggerContext context) {
+            attach(context);
+        }
+    }
+
+    @Override
+    public void onReset(LoggerContext context) {
+        // a reset detaches every appender; the configuration that follows sets levels, which onLevelChange checks
+        attach(context);
+    }
+
+    @Override
+    public void onStart(LoggerContext context) {
+        attach(context);
+    }
+
+    @Override
+    public void onStop(LoggerContext context) {
+    }
+
+    @Override
+    public boolean isResetResistant() {
+        return true;
     }
 }

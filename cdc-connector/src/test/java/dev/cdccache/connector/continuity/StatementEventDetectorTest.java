@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.util.ContextInitializer;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -29,8 +30,7 @@ class StatementEventDetectorTest {
     void theWarningIsSeenEvenWhenItsLoggerIsSwitchedOff() {
         List<String> seen = new ArrayList<>();
         StatementEventDetector detector = StatementEventDetector.install(seen::add);
-        ch.qos.logback.classic.Logger debezium = ((LoggerContext) LoggerFactory.getILoggerFactory())
-                .getLogger("io.debezium.connector.binlog.BinlogStreamingChangeEventSource");
+        ch.qos.logback.classic.Logger debezium = context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER);
         Level before = debezium.getLevel();
         try {
             debezium.setLevel(Level.OFF);
@@ -43,6 +43,56 @@ class StatementEventDetectorTest {
         debezium.warn(StatementEventDetector.DEBEZIUM_TEMPLATE, "after uninstall");
 
         assertThat(seen).containsExactly("UPDATE shop.product SET name = 'x' WHERE id = 1");
+    }
+
+    @Test
+    void theWarningIsSeenWhenAnAncestorLoggerIsSilenced() {
+        List<String> seen = new ArrayList<>();
+        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        ch.qos.logback.classic.Logger ancestor = context().getLogger("io.debezium");
+        Level before = ancestor.getLevel();
+        try {
+            ancestor.setLevel(Level.ERROR);
+            context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER)
+                    .warn(StatementEventDetector.DEBEZIUM_TEMPLATE, "DELETE FROM t");
+        } finally {
+            ancestor.setLevel(before);
+            context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER).setLevel(null);
+            detector.uninstall();
+        }
+
+        assertThat(seen).containsExactly("DELETE FROM t");
+    }
+
+    @Test
+    void theWarningIsSeenAfterTheLoggingContextIsReset() throws Exception {
+        List<String> seen = new ArrayList<>();
+        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        try {
+            context().reset();
+            new ContextInitializer(context()).autoConfig();
+            context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER)
+                    .warn(StatementEventDetector.DEBEZIUM_TEMPLATE, "INSERT INTO t VALUES (1)");
+        } finally {
+            detector.uninstall();
+        }
+
+        assertThat(seen).containsExactly("INSERT INTO t VALUES (1)");
+    }
+
+    @Test
+    void noFilterRunsOnEveryLoggingCallOfTheProcess() {
+        StatementEventDetector detector = StatementEventDetector.install(sql -> { });
+        try {
+            // a turbo filter runs, and allocates, on every logging call before the level check: per binlog row
+            assertThat(context().getTurboFilterList()).isEmpty();
+        } finally {
+            detector.uninstall();
+        }
+    }
+
+    private static LoggerContext context() {
+        return (LoggerContext) LoggerFactory.getILoggerFactory();
     }
 
     @Test

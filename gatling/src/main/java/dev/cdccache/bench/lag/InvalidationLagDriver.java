@@ -170,6 +170,7 @@ public final class InvalidationLagDriver {
         for (Probe probe : probes) {
             probe.begin(first, last, stamps);
         }
+        InstanceCpu cpu = InstanceCpu.start();
         PacedWriter.Result written = writer.run(rate, count, change,
                 (sequence, nanos) -> stamps.set((int) (sequence - first), nanos), () -> false);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -178,6 +179,7 @@ public final class InvalidationLagDriver {
                 Thread.sleep(20);
             }
         }
+        InstanceCpu.Result used = cpu.end(probes.stream().map(Probe::threadNamePrefix).toList());
         String key = "lag." + phase;
         result.put(key + ".offered_rps", rate == 0 ? "burst" : String.valueOf(rate));
         result.put(key + ".changes", written.changes());
@@ -201,6 +203,17 @@ public final class InvalidationLagDriver {
         }
         LatencySummary.of(all).writeTo(result, key + ".all");
         System.out.println(line);
+        List<Double> shares = probes.stream().map(p -> used.perInstance().get(p.threadNamePrefix())).sorted().toList();
+        for (Probe probe : probes) {
+            result.put(key + ".instance" + probe.index + ".cpu_core_share",
+                    String.format(Locale.ROOT, "%.4f", used.perInstance().get(probe.threadNamePrefix())));
+        }
+        result.put(key + ".driver_jvm.cpu_core_share", String.format(Locale.ROOT, "%.4f", used.process()));
+        System.out.println(String.format(Locale.ROOT,
+                "%-12s cpu per instance (its consumer and staleness-check threads) median %.1f%% (%.1f-%.1f%%) of a"
+                        + " core; driver JVM (writer, all instances, GC, JIT) %.1f%%",
+                phase, 100 * shares.get(shares.size() / 2), 100 * shares.get(0), 100 * shares.get(shares.size() - 1),
+                100 * used.process()));
         writeHistogram(all, out.resolveSibling("lag-" + phase.replace('.', '-') + ".hist.csv"));
         result.write(out);
     }
@@ -267,6 +280,11 @@ public final class InvalidationLagDriver {
             this.stamps = stamps;
             this.last = last;
             this.first = first;
+        }
+
+        /** How this instance's threads are named: {@code <client id>-<n>-consumer} and so on. */
+        String threadNamePrefix() {
+            return "lag-probe-" + index + "-";
         }
 
         Histogram end() {

@@ -10,7 +10,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
-import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
@@ -216,8 +216,10 @@ public final class ClientMetrics {
      * Registers {@code cdc.client.position.resets} (function counter): times the proven read-floor positions were
      * dropped because GTID sequences went back (a numbering started over, or a replay after a connector restart).
      */
-    public void bindPositionResets(LongSupplier resets) {
-        FunctionCounter.builder("cdc.client.position.resets", resets, LongSupplier::getAsLong).tags(commonTags)
+    public <T> void bindPositionResets(T owner, ToLongFunction<T> resets) {
+        // the owner, not a lambda over it: a function counter holds its object weakly, and a method reference that
+        // nothing else holds is collected, leaving the counter frozen at its last value
+        FunctionCounter.builder("cdc.client.position.resets", owner, o -> resets.applyAsLong(o)).tags(commonTags)
                 .description("Times the proven read-floor positions were dropped because GTID sequences went back")
                 .register(registry);
     }

@@ -499,7 +499,7 @@ public final class ProvenPositions {
      * are proven) are registered in {@code metrics}. Call once, before the consumer starts.
      */
     public ReadYourWrites readYourWrites(Duration maxWait, ClientMetrics metrics) {
-        metrics.bindPositionResets(this::resets);
+        metrics.bindPositionResets(this, ProvenPositions::resets);
         newDomain = (cache, domain) -> metrics.bindAppliedPosition(cache, domain, () -> provenSequence(cache, domain));
         return new ReadYourWrites(this, maxWait, metrics);
     }

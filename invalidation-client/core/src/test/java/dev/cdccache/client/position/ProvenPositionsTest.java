@@ -165,6 +165,27 @@ class ProvenPositionsTest {
     }
 
     @Test
+    void theResetCounterStillCountsAfterAGarbageCollection() throws InterruptedException {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        proven.readYourWrites(Duration.ofMillis(5), new dev.cdccache.client.metrics.ClientMetrics(registry, "test-1",
+                new dev.cdccache.client.staleness.StalenessGuard(System::currentTimeMillis, Duration.ofSeconds(5),
+                        dev.cdccache.client.StalenessPolicy.BYPASS_CACHE, true)));
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        proven.eventApplied(COUPONS, 0, "0-1-1000");
+        proven.eventApplied(COUPONS, 1, "0-1-1000");
+        publish();
+        proven.freshCommit(position("0-1-1"));
+        publish();
+
+        assertThat(proven.resets()).isEqualTo(1);
+        assertThat(registry.get("cdc.client.position.resets").functionCounter().count()).isEqualTo(1);
+    }
+
+    @Test
     void aCheckStartedBeforeTheProofsWereDroppedProvesNothingWhenItCompletes() {
         proven.heartbeatApplied("c1", "0-1-1000");
         proven.eventApplied(COUPONS, 0, "0-1-1000");

@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  *       invalidation generation moved) or was replaced by a later load: the change was in transit and the cache
  *       caught up within the bound.</li>
  *   <li>{@link Outcome#STALE}: the re-read differs, and one staleness bound later the same entry is still cached,
- *       no invalidation explains it, and a second re-read still differs. Logged at WARN (throttled per cache) with
- *       the cache, the key and the entry's age.</li>
+ *       no invalidation explains it, and a second re-read still differs. The key is then evicted (no event will
+ *       come for it) and the sample logged at WARN (throttled per cache) with the cache, the key and the entry's
+ *       age.</li>
  *   <li>{@link Outcome#INCONCLUSIVE}: the loader failed, the entry left the cache without an invalidation (size or
  *       expiry eviction), or the staleness guard stopped serving it: nothing can be said.</li>
  * </ul>
@@ -321,11 +322,16 @@ public final class ConsistencySampler implements AutoCloseable {
             return;
         }
         long age = clock.getAsLong() - now.loadedAtMillis();
+        // Proven stale and no event will come for it: evict the key as an event would (its generation moves, so a
+        // load of the old value still in flight cannot be stored), rather than serve it until it expires.
+        cache.invalidate(probe.key);
         long heldBack = warnThrottle.admit(cache.name());
         if (heldBack != LogThrottle.HELD_BACK) {
             LOG.warn("Cache '{}' served a stale value for key {}: the database differs and no invalidation arrived "
-                    + "within the {} ms bound; the entry is {} ms old ({} more stale samples of this cache not "
-                    + "logged). Check that the connector captures the table and the cache's key mapping.",
+                    + "within the {} ms bound; the entry is {} ms old and was evicted ({} more stale samples of this"
+                    + " cache not logged). Other keys may be stale the same way: check that the connector captures"
+                    + " the table, the cache's key mapping, and writes the binlog does not hold (sql_log_bin=0,"
+                    + " statement-based sessions, another server's writes).",
                     cache.name(), probe.key, settings.bound().toMillis(), age, heldBack);
         }
         finish(probe, Outcome.STALE);

@@ -82,6 +82,17 @@ class ConsistencySamplerTest {
     }
 
     @Test
+    void aStaleEntryFoundBySamplingIsEvictedSoTheNextReadLoadsWhatTheDatabaseHolds() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = deliberatelyStale(1);
+
+        assertThat(cache.get(1L, loader)).isEqualTo("old");
+        assertThat(decided.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(outcomes).containsExactly(Outcome.STALE);
+
+        assertThat(cache.get(1L, k -> "loaded again")).as("no event will ever evict it").isEqualTo("loaded again");
+    }
+
+    @Test
     void aStaleValueIsReportedWithinTwentyThousandHitsAtOneInAThousand() throws Exception {
         // Each hit is drawn with probability 1/1000: no sample in 20,000 hits has a probability of about 2e-9.
         CaffeineInvalidatingCache<Long, String> cache = deliberatelyStale(1_000);

@@ -6,10 +6,7 @@ import io.micrometer.core.instrument.Counter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -33,13 +30,6 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * exposes the JDBC connection (Hibernate's does, and Spring Boot gives the manager its DataSource). A transaction
  * declared read-only raises nothing; a nested or participating one is covered by its outermost transaction.
  *
- * <p>A read-write transaction that wrote nothing binlogged leaves {@code @@last_gtid} at the session's previous
- * transaction, which on a pooled connection is an old write, long applied. Taken for a fresh commit, it would look
- * like a GTID numbering that started over and drop every proof (all reads under a floor bypassing), and the request
- * would return a position it did not write. So the position each physical connection reported last is kept (weakly)
- * and a commit that reports the same one raises nothing. The first commit seen on a connection raises the floor but
- * is not taken as fresh for that check: it may be such a leftover too.
- *
  * <p>If the position cannot be read (no bound connection, the query fails), the write is not covered: counted in
  * {@code cdc.client.write.position.failures} and logged (WARN, at most once a minute).
  */
@@ -51,8 +41,6 @@ final class ReadYourWritesListener implements TransactionExecutionListener {
     private final Supplier<InvalidationClient> client;
     private final AtomicLong lastWarning = new AtomicLong();
     private volatile Counter failures;
-    /** Per physical connection: the position its session reported after the last commit seen on it. */
-    private final Map<Connection, CommitPosition> lastReported = Collections.synchronizedMap(new WeakHashMap<>());
 
     ReadYourWritesListener(Supplier<InvalidationClient> client) {
         this.client = client;
@@ -101,28 +89,11 @@ final class ReadYourWritesListener implements TransactionExecutionListener {
         for (Connection connection : connections) {
             try {
                 CommitPosition written = CommitPosition.ofLastCommit(connection);
-                CommitPosition before = lastReported.put(physical(connection), written);
-                if (written.equals(before)) {
-                    continue; // this transaction wrote nothing binlogged: the session's previous one is reported
-                }
-                if (before == null) {
-                    invalidationClient.readYourWrites().raiseFloor(written);
-                } else {
-                    invalidationClient.readYourWrites().raiseFloorAfterCommit(written);
-                }
+                invalidationClient.readYourWrites().raiseFloorAfterCommit(written);
                 RequestWrites.written(written);
             } catch (SQLException | RuntimeException e) {
                 failed(invalidationClient, "reading the commit position failed: " + e, e);
             }
-        }
-    }
-
-    /** The driver's connection under a pool's per-checkout proxy: the one whose session {@code @@last_gtid} is of. */
-    private static Connection physical(Connection connection) {
-        try {
-            return connection.unwrap(Connection.class);
-        } catch (SQLException | RuntimeException e) {
-            return connection;
         }
     }
 

@@ -103,31 +103,6 @@ class ReadYourWritesTransactionsIT {
     }
 
     @Test
-    void aReadWriteTransactionThatWritesNothingOnAReusedConnectionReportsNoPosition() {
-        runner.withUserConfiguration(ReusedConnectionApp.class).run(context -> {
-            InvalidationClient client = context.getBean(InvalidationClient.class);
-            TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
-            JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
-            tx.executeWithoutResult(status -> jdbc.update("INSERT INTO item VALUES (?, 'first')", ids.incrementAndGet()));
-            CommitPosition floor = client.readYourWrites().floor();
-            assertThat(floor.isEmpty()).isFalse();
-
-            // the session's @@last_gtid still names the insert: not a write of this transaction
-            RequestWrites request = RequestWrites.open();
-            try {
-                tx.executeWithoutResult(status -> jdbc.queryForList("SELECT name FROM item"));
-                assertThat(request.written()).as("position returned for a request that wrote nothing")
-                        .isEqualTo(CommitPosition.NONE);
-                tx.executeWithoutResult(status -> jdbc.update("UPDATE item SET name = 'second' WHERE id = ?",
-                        ids.get()));
-                assertThat(request.written()).as("a real write after it").isEqualTo(serverPosition());
-            } finally {
-                request.close();
-            }
-        });
-    }
-
-    @Test
     void aCommittedJpaTransactionRaisesTheFloorToItsOwnPosition() {
         runner.withUserConfiguration(JpaApp.class).run(context -> {
             InvalidationClient client = context.getBean(InvalidationClient.class);
@@ -185,32 +160,6 @@ class ReadYourWritesTransactionsIT {
     @Configuration(proxyBeanMethods = false)
     @Import(Common.class)
     static class JdbcApp {
-
-        @Bean
-        DataSourceTransactionManager transactionManager(DataSource dataSource) {
-            return new DataSourceTransactionManager(dataSource);
-        }
-
-        @Bean
-        JdbcTemplate jdbcTemplate(DataSource dataSource) {
-            return new JdbcTemplate(dataSource);
-        }
-    }
-
-    /** One physical connection for every transaction, as a pool hands out the same session again. */
-    @Configuration(proxyBeanMethods = false)
-    static class ReusedConnectionApp {
-
-        @Bean
-        InvalidationClient invalidationClient() {
-            return client();
-        }
-
-        @Bean
-        DataSource dataSource() {
-            return new org.springframework.jdbc.datasource.SingleConnectionDataSource(mariaDb.jdbcUrl(DB),
-                    mariaDb.appUser(), mariaDb.appPassword(), true);
-        }
 
         @Bean
         DataSourceTransactionManager transactionManager(DataSource dataSource) {

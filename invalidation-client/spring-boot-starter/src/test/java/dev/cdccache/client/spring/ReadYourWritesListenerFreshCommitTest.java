@@ -63,10 +63,15 @@ class ReadYourWritesListenerFreshCommitTest {
         proven.publish(Map.of(topic, Set.of(0)));
     }
 
+    /** The pooled session wrote 0-1-100 earlier, and that change was applied since. */
+    private void anEarlierWriteProven() {
+        session.lastGtid.set("0-1-100");
+        applied("0-1-100");
+    }
+
     @Test
     void aTransactionThatWroteNothingNeitherDropsTheProofsNorLowersTheFloor() {
-        session.lastGtid.set("0-1-100"); // an earlier write of this pooled session
-        applied("0-1-100");
+        anEarlierWriteProven();
         // Another thread's write, just committed; its change is not applied yet.
         client.readYourWrites().raiseFloorAfterCommit(position("0-1-200"));
 
@@ -84,8 +89,7 @@ class ReadYourWritesListenerFreshCommitTest {
 
     @Test
     void aTransactionThatWroteRaisesTheFloorToItsOwnPosition() {
-        session.lastGtid.set("0-1-100");
-        applied("0-1-100");
+        anEarlierWriteProven();
 
         new TransactionTemplate(manager).executeWithoutResult(status -> session.nextCommit.set("0-1-201"));
 
@@ -96,8 +100,7 @@ class ReadYourWritesListenerFreshCommitTest {
 
     @Test
     void aFreshCommitBelowTheProofsStillShowsANumberingThatStartedOver() {
-        session.lastGtid.set("0-1-100");
-        applied("0-1-100");
+        anEarlierWriteProven();
 
         // RESET MASTER: this transaction is 0-1-1 of the new numbering.
         new TransactionTemplate(manager).executeWithoutResult(status -> session.nextCommit.set("0-1-1"));

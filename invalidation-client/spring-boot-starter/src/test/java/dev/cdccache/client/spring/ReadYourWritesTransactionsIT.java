@@ -173,14 +173,20 @@ class ReadYourWritesTransactionsIT {
                 mariaDb.appPassword());
     }
 
-    /** What both applications have: the client and the DataSource. */
+    /** What every application has: the client. */
     @Configuration(proxyBeanMethods = false)
-    static class Common {
+    static class Client {
 
         @Bean
         InvalidationClient invalidationClient() {
             return client();
         }
+    }
+
+    /** What both applications have: the client and the DataSource. */
+    @Configuration(proxyBeanMethods = false)
+    @Import(Client.class)
+    static class Common {
 
         @Bean
         DataSource dataSource() throws Exception {
@@ -188,9 +194,9 @@ class ReadYourWritesTransactionsIT {
         }
     }
 
+    /** JDBC transactions and statements over the application's DataSource. */
     @Configuration(proxyBeanMethods = false)
-    @Import(Common.class)
-    static class JdbcApp {
+    static class Jdbc {
 
         @Bean
         DataSourceTransactionManager transactionManager(DataSource dataSource) {
@@ -203,28 +209,19 @@ class ReadYourWritesTransactionsIT {
         }
     }
 
+    @Configuration(proxyBeanMethods = false)
+    @Import({Common.class, Jdbc.class})
+    static class JdbcApp {
+    }
+
     /** One session reused by every transaction, as a connection pool reuses them. */
     @Configuration(proxyBeanMethods = false)
+    @Import({Client.class, Jdbc.class})
     static class PooledJdbcApp {
-
-        @Bean
-        InvalidationClient invalidationClient() {
-            return client();
-        }
 
         @Bean
         DataSource dataSource() throws Exception {
             return new SingleConnectionDataSource(ReadYourWritesTransactionsIT.dataSource().getConnection(), true);
-        }
-
-        @Bean
-        DataSourceTransactionManager transactionManager(DataSource dataSource) {
-            return new DataSourceTransactionManager(dataSource);
-        }
-
-        @Bean
-        JdbcTemplate jdbcTemplate(DataSource dataSource) {
-            return new JdbcTemplate(dataSource);
         }
     }
 

@@ -35,14 +35,16 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link Outcome#CONSISTENT}: the re-read equals the cached value; or it differs and, by the end of the
  *       staleness bound, the sampled entry left the cache through an invalidation (its key's or the whole cache's
- *       invalidation generation moved) or was replaced by a later load: the change was in transit and the cache
- *       caught up within the bound.</li>
+ *       invalidation generation moved): the change was in transit and the cache caught up within the bound. An
+ *       entry replaced by a later load without such an invalidation (a refresh-ahead reload, a load after an
+ *       expiry) is not: no invalidation explains the difference.</li>
  *   <li>{@link Outcome#STALE}: the re-read differs, and one staleness bound later the same entry is still cached,
  *       no invalidation explains it, and a second re-read still differs. The key is then evicted (no event will
  *       come for it) and the sample logged at WARN (throttled per cache) with the cache, the key and the entry's
  *       age.</li>
  *   <li>{@link Outcome#INCONCLUSIVE}: the loader failed, the entry left the cache without an invalidation (size or
- *       expiry eviction), or the staleness guard stopped serving it: nothing can be said.</li>
+ *       expiry eviction, replaced by a refresh-ahead or later load), or the staleness guard stopped serving it:
+ *       nothing can be said.</li>
  * </ul>
  *
  * <p>Costs: when the sampler is off a cache holds no sampler and its hit path does not change. When on, a hit pays
@@ -301,10 +303,11 @@ public final class ConsistencySampler implements AutoCloseable {
                 // microseconds between the hit and the hand-over, taken as this key's. (A stripe generation that
                 // moved later may be a stripe-mate's: with the entry gone by size or expiry that says nothing.)
                 finish(probe, Outcome.CONSISTENT);
-            } else if (now != null && now.loadedAtMillis() >= probe.entry.loadedAtMillis()) {
-                finish(probe, Outcome.CONSISTENT); // a later load replaced it
             } else {
-                finish(probe, Outcome.INCONCLUSIVE); // evicted by size or expiry: it said nothing
+                // Left or replaced without an invalidation of its key: size or expiry eviction, a refresh-ahead
+                // reload (the sampled hit's own, for an old entry), a load after either. Nothing explains the
+                // difference, so it is not consistent; nor is it shown stale, the entry being gone.
+                finish(probe, Outcome.INCONCLUSIVE);
             }
             return;
         }

@@ -222,6 +222,22 @@ public final class CommitPosition {
         return new CommitPosition(Collections.unmodifiableMap(merged));
     }
 
+    /**
+     * The components of this position that {@code earlier} does not hold as they are: a source it lacks, or one whose
+     * sequence differs. Of a session's position read before and after a commit, what the commit itself wrote;
+     * {@link #NONE} if nothing changed (the transaction binlogged nothing).
+     */
+    public CommitPosition changedSince(CommitPosition earlier) {
+        Map<String, Component> changed = new TreeMap<>();
+        for (Component c : components.values()) {
+            if (!c.equals(earlier.components.get(c.source()))) {
+                changed.put(c.source(), c);
+            }
+        }
+        return changed.isEmpty() ? NONE : changed.size() == components.size() ? this
+                : new CommitPosition(Collections.unmodifiableMap(changed));
+    }
+
     /** Whether this position asks for nothing. */
     public boolean isEmpty() {
         return components.isEmpty();

@@ -128,6 +128,8 @@ public final class ReadYourWrites {
     /** Test hooks: run by a read that proved its floor, before it opens its gate, and right after it did. */
     private volatile Runnable beforeGateOpens = () -> { };
     private volatile Runnable afterGateOpened = () -> { };
+    /** Test hook: run by a fresh commit that dropped the proofs, before it replaces the floor's sequence. */
+    private volatile Runnable beforeFloorRestarts = () -> { };
 
     ReadYourWrites(ProvenPositions proven, Duration maxWait, ClientMetrics metrics) {
         this.proven = proven;
@@ -167,11 +169,18 @@ public final class ReadYourWrites {
      * bypass the caches until the new numbering is proven.
      */
     public void raiseFloorAfterCommit(CommitPosition committed) {
-        if (proven.freshCommit(committed)) {
-            restartFloor(committed);
-        } else {
-            raiseFloor(committed);
+        // Dropping the proofs and replacing the floor's sequence are one step for raises of the floor: a commit of
+        // the new numbering right after it (0-1-6 after 0-1-5) finds the proofs dropped and raises the floor
+        // normally, which would leave the floor as it was (the old numbering's sequence is higher) and then be
+        // undone by the replacing, leaving that write unwaited for.
+        synchronized (this) {
+            if (proven.freshCommit(committed)) {
+                beforeFloorRestarts.run();
+                restartFloor(committed);
+                return;
+            }
         }
+        raiseFloor(committed);
     }
 
     /**
@@ -282,6 +291,11 @@ public final class ReadYourWrites {
     void onGateOpening(Runnable before, Runnable after) {
         beforeGateOpens = before;
         afterGateOpened = after;
+    }
+
+    /** Test hook between a fresh commit's dropping of the proofs and its replacing of the floor's sequence. */
+    void onFloorRestarting(Runnable hook) {
+        beforeFloorRestarts = hook;
     }
 
     /** One cache's read gate. */

@@ -46,4 +46,15 @@ class CommitPositionTest {
         }
         assertThat(CommitPosition.parse(" ")).contains(CommitPosition.NONE);
     }
+
+    @Test
+    void whatChangedSinceAnEarlierReadOfTheSameSession() {
+        CommitPosition before = position("0-1-100,1-2-7");
+        assertThat(position("0-1-100,1-2-7").changedSince(before)).as("nothing binlogged").isEqualTo(CommitPosition.NONE);
+        assertThat(position("0-1-101,1-2-7").changedSince(before)).isEqualTo(position("0-1-101"));
+        assertThat(position("0-1-1").changedSince(position("0-1-100"))).as("lower: a numbering that started over")
+                .isEqualTo(position("0-1-1"));
+        assertThat(position("0-1-5").changedSince(CommitPosition.NONE)).isEqualTo(position("0-1-5"));
+        assertThat(CommitPosition.NONE.changedSince(before)).isEqualTo(CommitPosition.NONE);
+    }
 }

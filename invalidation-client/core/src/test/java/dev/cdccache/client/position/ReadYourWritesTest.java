@@ -250,6 +250,38 @@ class ReadYourWritesTest {
     }
 
     @Test
+    void aWriteOfTheNewNumberingCommittedWhileTheFloorRestartsIsStillWaitedFor() throws Exception {
+        readYourWrites.raiseFloorAfterCommit(position("0-1-1000"));
+        proven.eventApplied(TOPIC, 0, "0-1-1000");
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+        coupons.get(1L, id -> "old");
+        // RESET MASTER. Thread A commits 0-1-5 and drops the proofs; before it replaces the floor's sequence, thread
+        // W commits 0-1-6 (changing row 1) and raises the floor.
+        CompletableFuture<Void> otherWriter = new CompletableFuture<>();
+        readYourWrites.onFloorRestarting(() -> {
+            readYourWrites.onFloorRestarting(() -> { });
+            CompletableFuture.runAsync(() -> readYourWrites.raiseFloorAfterCommit(position("0-1-6")))
+                    .whenComplete((done, failed) -> otherWriter.complete(null));
+            try {
+                otherWriter.get(200, TimeUnit.MILLISECONDS); // done, unless the restart holds it back
+            } catch (java.util.concurrent.TimeoutException heldBack) {
+                // W waits for A's restart to finish
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+
+        readYourWrites.raiseFloorAfterCommit(position("0-1-5"));
+        otherWriter.get(5, TimeUnit.SECONDS);
+
+        assertThat(readYourWrites.floor()).as("both writes waited for").isEqualTo(position("0-1-6"));
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+        proven.eventApplied(TOPIC, 0, "0-1-5"); // A's change applied; W's not yet
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+        assertThat(coupons.get(1L, id -> "new")).as("W reads its own write").isEqualTo("new");
+    }
+
+    @Test
     void aRequestFloorBelowWhatIsProvenIsServedAndDropsNothing() {
         proven.eventApplied(TOPIC, 0, "0-1-1000");
         proven.publish(Map.of(TOPIC, Set.of(0)));

@@ -28,6 +28,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 import org.springframework.orm.jpa.EntityManagerFactoryUtils;
 import org.springframework.orm.jpa.JpaTransactionManager;
@@ -102,6 +103,36 @@ class ReadYourWritesTransactionsIT {
         });
     }
 
+    /**
+     * {@code @@last_gtid} is the session's last binlogged transaction: on a pooled session that wrote before, a
+     * read-write transaction that writes nothing still finds the earlier write there. That is not this commit's
+     * position (taken for a fresh commit below the proofs it looked like {@code RESET MASTER}, see
+     * ReadYourWritesListenerFreshCommitTest): nothing is raised nor returned in the {@code Cdc-Position} header.
+     */
+    @Test
+    void aTransactionThatWritesNothingOnASessionThatWroteBeforeRaisesNothing() {
+        runner.withUserConfiguration(PooledJdbcApp.class).run(context -> {
+            InvalidationClient client = context.getBean(InvalidationClient.class);
+            TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+            JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+            tx.executeWithoutResult(status -> jdbc.update("INSERT INTO item VALUES (?, 'earlier')", ids.incrementAndGet()));
+            CommitPosition earlier = client.readYourWrites().floor();
+            assertThat(earlier.isEmpty()).isFalse();
+            assertThat(jdbc.queryForObject("SELECT @@last_gtid", String.class)).as("the session keeps it")
+                    .isEqualTo(earlier.toString());
+
+            RequestWrites request = RequestWrites.open();
+            try {
+                tx.executeWithoutResult(status -> jdbc.queryForList("SELECT name FROM item"));
+                assertThat(jdbc.queryForObject("SELECT @@last_gtid", String.class))
+                        .as("a commit that binlogged nothing leaves the session's last GTID").isEqualTo(earlier.toString());
+                assertThat(request.written()).as("not this transaction's write").isEqualTo(CommitPosition.NONE);
+            } finally {
+                request.close();
+            }
+        });
+    }
+
     @Test
     void aCommittedJpaTransactionRaisesTheFloorToItsOwnPosition() {
         runner.withUserConfiguration(JpaApp.class).run(context -> {
@@ -142,14 +173,20 @@ class ReadYourWritesTransactionsIT {
                 mariaDb.appPassword());
     }
 
-    /** What both applications have: the client and the DataSource. */
+    /** What every application has: the client. */
     @Configuration(proxyBeanMethods = false)
-    static class Common {
+    static class Client {
 
         @Bean
         InvalidationClient invalidationClient() {
             return client();
         }
+    }
+
+    /** What both applications have: the client and the DataSource. */
+    @Configuration(proxyBeanMethods = false)
+    @Import(Client.class)
+    static class Common {
 
         @Bean
         DataSource dataSource() throws Exception {
@@ -157,9 +194,9 @@ class ReadYourWritesTransactionsIT {
         }
     }
 
+    /** JDBC transactions and statements over the application's DataSource. */
     @Configuration(proxyBeanMethods = false)
-    @Import(Common.class)
-    static class JdbcApp {
+    static class Jdbc {
 
         @Bean
         DataSourceTransactionManager transactionManager(DataSource dataSource) {
@@ -169,6 +206,22 @@ class ReadYourWritesTransactionsIT {
         @Bean
         JdbcTemplate jdbcTemplate(DataSource dataSource) {
             return new JdbcTemplate(dataSource);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @Import({Common.class, Jdbc.class})
+    static class JdbcApp {
+    }
+
+    /** One session reused by every transaction, as a connection pool reuses them. */
+    @Configuration(proxyBeanMethods = false)
+    @Import({Client.class, Jdbc.class})
+    static class PooledJdbcApp {
+
+        @Bean
+        DataSource dataSource() throws Exception {
+            return new SingleConnectionDataSource(ReadYourWritesTransactionsIT.dataSource().getConnection(), true);
         }
     }
 

@@ -269,6 +269,11 @@ public final class ReadYourWrites {
     }
 
     /** How many reads of {@code cache} under a floor were served with {@code outcome}. */
+    /** When the reads of {@code cache} started bypassing without a read admitted since ({@link System#nanoTime}), 0 if not. */
+    long bypassingSince(String cache) {
+        return gate(cache).bypassingSince;
+    }
+
     public long count(String cache, Outcome outcome) {
         Gate gate = gate(cache);
         return switch (outcome) {
@@ -337,6 +342,7 @@ public final class ReadYourWrites {
 
         /** Opens the gate if nobody closed it since the look noted {@code seen} and no request floor is open. */
         private void reopen(long seen) {
+            bypassingSince = 0; // a read admitted: a later bypass starts a new episode, its WARN counts from there
             beforeGateOpens.run();
             if (requestScopes.get() == 0 && GATE_STATE.compareAndSet(this, seen, GATE_OPEN)) {
                 afterGateOpened.run();
@@ -354,7 +360,6 @@ public final class ReadYourWrites {
             }
             if (proven.isProven(cache, wanted)) {
                 reopen(seen); // wanted covers instance: proven too
-                bypassingSince = 0;
                 applied.increment();
                 return true;
             }
@@ -364,7 +369,6 @@ public final class ReadYourWrites {
                 waits.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
                 if (applied) {
                     reopen(seen);
-                    bypassingSince = 0;
                     afterWait.increment();
                     return true;
                 }

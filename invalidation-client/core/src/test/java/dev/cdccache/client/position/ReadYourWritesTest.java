@@ -75,6 +75,19 @@ class ReadYourWritesTest {
     }
 
     @Test
+    void aBypassEpisodeEndsWithTheFirstReadAdmittedSoTheStuckWarningCountsFromTheNextOne() {
+        coupons.get(1L, id -> "old");
+        try (ReadYourWrites.Scope scope = readYourWrites.withFloor(WRITE)) {
+            coupons.get(1L, id -> "new"); // unproven: bypasses, the episode starts
+            assertThat(readYourWrites.bypassingSince("coupons")).isNotZero();
+        }
+
+        coupons.get(1L, id -> "new"); // no floor any more: served, admitted
+
+        assertThat(readYourWrites.bypassingSince("coupons")).as("reads admitted since the last bypass").isZero();
+    }
+
+    @Test
     void aHitWaitsForItsFloorAndIsServedOnceTheConsumerAppliedIt() throws Exception {
         ReadYourWrites patient = proven.readYourWrites(Duration.ofSeconds(30), new ClientMetrics(null, "t2", guard));
         CaffeineInvalidatingCache<Long, String> cache = new CaffeineInvalidatingCache<>("coupons",

@@ -230,7 +230,8 @@ public final class ContinuityCheck {
                     + " was found in " + where + ": its offsets were lost. Starting at the current binlog position"
                     + " under a new epoch " + epoch + ": every client drops its cached entries of the captured tables.",
                     "Find out why the offsets disappeared (topic deleted or compacted away, another offsets file,"
-                            + " cdc.connector.name changed): a connector must keep its offsets to resume without a gap.",
+                            + " cdc.connector.name changed, or cdc.connector.topic-prefix changed: the stored position"
+                            + " is keyed by the prefix): a connector must keep its offsets to resume without a gap.",
                     clock.instant());
         }
         Set<String> mine = new HashSet<>(HeartbeatTable.tablesOf(row.map(HeartbeatRow::tablesColumn).orElse("")));

@@ -94,7 +94,8 @@ class CacheableConsistencySamplingIT {
             assertThat(items.calls().stream().filter(Call::bySampler).map(Call::readOnly))
                     .as("the method called again by the sampler: the first re-read, and the recheck one bound later")
                     .containsExactly(true, true);
-            assertThat(items(context).lookup(id).value()).as("the re-reads store nothing").isEqualTo("old name");
+            assertThat(items(context).lookup(id)).as("the re-reads store nothing; the stale entry is evicted").isNull();
+            assertThat(items.find(id)).as("the next read loads what the database holds").isEqualTo("new name");
         });
     }
 

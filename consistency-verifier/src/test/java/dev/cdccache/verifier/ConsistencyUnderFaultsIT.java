@@ -6,6 +6,7 @@ import dev.cdccache.infra.LocalStack;
 import dev.cdccache.infra.junit.LocalStackExtension;
 import dev.cdccache.verifier.fault.FaultKind;
 import dev.cdccache.verifier.fault.FaultRecord;
+import dev.cdccache.verifier.instance.ClientInstance;
 import dev.cdccache.verifier.report.Report;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LocalStackExtension.class)
 class ConsistencyUnderFaultsIT {
 
+    private static final int CONSISTENT = ClientInstance.SAMPLE_OUTCOMES.indexOf("consistent");
+
     @Test
     void cachesStayWithinTheStalenessBoundLoseNothingAndConvergeUnderFaults(LocalStack stack) throws Exception {
         VerifierSettings settings = VerifierSettings.shortForm()
@@ -33,7 +36,10 @@ class ConsistencyUnderFaultsIT {
                 .contains(FaultKind.CONNECTOR_KILL, FaultKind.KAFKA_RESTART, FaultKind.CLIENT_RESTART,
                         FaultKind.MARIADB_RESTART);
         assertThat(report.servedValues()).as("values served and classified").isGreaterThan(10_000);
-        assertThat(report.samples("consistent")).as("consistent samples of the clients' samplers").isPositive();
+        assertThat(report.samples("consistent")).as("consistent samples of the clients' samplers").isGreaterThan(100);
+        assertThat(report.samplerCounts()).hasSize(settings.instances).allSatisfy((instance, counts) ->
+                assertThat(counts.values().stream().mapToLong(c -> c[CONSISTENT]).sum())
+                        .as("consistent samples of %s", instance).isPositive());
         assertThat(report.samples("stale")).as("stale samples of the clients' samplers").isZero();
         assertThat(report.problems()).as("problems found (report: %s)", settings.report().toAbsolutePath())
                 .isEmpty();

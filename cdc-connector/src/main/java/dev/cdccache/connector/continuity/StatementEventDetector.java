@@ -42,6 +42,8 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
 
     private final Consumer<String> onStatement;
     private volatile boolean installed;
+    /** The context was stopped: that drops every listener, this one too, whether reset-resistant or not. */
+    private volatile boolean contextStopped;
 
     /** @param onStatement called with the statement's SQL, on the thread that reads the binlog */
     StatementEventDetector(Consumer<String> onStatement) {
@@ -122,6 +124,21 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
 
     @Override
     public void onStop(LoggerContext context) {
+        // LoggerContext.stop() removes every listener right after this call. Spring Boot's LogbackLoggingSystem
+        // (re)initialises with stop() then reset(); that reset stops this appender again, which puts the listener
+        // back in time for the reset's onReset (see stop()).
+        contextStopped = true;
+    }
+
+    @Override
+    public void stop() {
+        super.stop();
+        if (contextStopped && installed && getContext() instanceof LoggerContext context) {
+            contextStopped = false;
+            if (!context.getCopyOfListenerList().contains(this)) {
+                context.addListener(this);
+            }
+        }
     }
 
     @Override

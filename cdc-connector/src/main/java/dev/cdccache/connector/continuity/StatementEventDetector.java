@@ -75,6 +75,19 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         stop();
     }
 
+    /**
+     * Not {@link UnsynchronizedAppenderBase#doAppend}: that catches what {@link #append} throws and only records it
+     * as a status. A failure to act on the warning (the heartbeat row with the new epoch not written) must reach
+     * Debezium's event handler on the binlog thread, which fails the engine before it stores an offset past the
+     * statement, so that a restart reads the statement again.
+     */
+    @Override
+    public void doAppend(ILoggingEvent event) {
+        if (isStarted()) {
+            append(event);
+        }
+    }
+
     @Override
     protected void append(ILoggingEvent event) {
         if (DEBEZIUM_TEMPLATE.equals(event.getMessage())) {

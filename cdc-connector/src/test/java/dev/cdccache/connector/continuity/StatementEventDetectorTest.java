@@ -1,6 +1,7 @@
 package dev.cdccache.connector.continuity;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
@@ -105,6 +106,22 @@ class StatementEventDetectorTest {
         }
 
         assertThat(seen).containsExactly("UPDATE t SET a = 2");
+    }
+
+    @Test
+    void aFailureToActOnTheWarningReachesDebeziumsEventHandler() {
+        // The heartbeat row with the new epoch could not be written: Debezium's handler must see the exception on
+        // the binlog thread (it fails the engine) before an offset past the statement can be stored.
+        StatementEventDetector detector = StatementEventDetector.install(sql -> {
+            throw new IllegalStateException("Could not write the heartbeat row with the new epoch");
+        });
+        try {
+            assertThatThrownBy(() -> context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER)
+                    .warn(StatementEventDetector.DEBEZIUM_TEMPLATE, "UPDATE t SET a = 3"))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("heartbeat row");
+        } finally {
+            detector.uninstall();
+        }
     }
 
     @Test

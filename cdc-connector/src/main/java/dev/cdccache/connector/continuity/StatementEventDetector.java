@@ -42,6 +42,8 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
 
     private final Consumer<String> onStatement;
     private volatile boolean installed;
+    /** The context was stopped: that drops every listener, this one too, whether reset-resistant or not. */
+    private volatile boolean contextStopped;
 
     /** @param onStatement called with the statement's SQL, on the thread that reads the binlog */
     StatementEventDetector(Consumer<String> onStatement) {
@@ -71,6 +73,19 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
             context.getLogger(DEBEZIUM_LOGGER).detachAppender(this);
         }
         stop();
+    }
+
+    /**
+     * Not {@link UnsynchronizedAppenderBase#doAppend}: that catches what {@link #append} throws and only records it
+     * as a status. A failure to act on the warning (the heartbeat row with the new epoch not written) must reach
+     * Debezium's event handler on the binlog thread, which fails the engine before it stores an offset past the
+     * statement, so that a restart reads the statement again.
+     */
+    @Override
+    public void doAppend(ILoggingEvent event) {
+        if (isStarted()) {
+            append(event);
+        }
     }
 
     @Override
@@ -122,6 +137,21 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
 
     @Override
     public void onStop(LoggerContext context) {
+        // LoggerContext.stop() removes every listener right after this call. Spring Boot's LogbackLoggingSystem
+        // (re)initialises with stop() then reset(); that reset stops this appender again, which puts the listener
+        // back in time for the reset's onReset (see stop()).
+        contextStopped = true;
+    }
+
+    @Override
+    public void stop() {
+        super.stop();
+        if (contextStopped && installed && getContext() instanceof LoggerContext context) {
+            contextStopped = false;
+            if (!context.getCopyOfListenerList().contains(this)) {
+                context.addListener(this);
+            }
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.cdccache.connector.continuity;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
@@ -13,6 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.logging.LoggingInitializationContext;
+import org.springframework.boot.logging.LoggingSystem;
+import org.springframework.core.env.StandardEnvironment;
 
 class StatementEventDetectorTest {
 
@@ -78,6 +82,46 @@ class StatementEventDetectorTest {
         }
 
         assertThat(seen).containsExactly("INSERT INTO t VALUES (1)");
+    }
+
+    @Test
+    void theWarningIsSeenAfterSpringBootReinitialisesLogging() {
+        // Spring Boot's LogbackLoggingSystem (re)initialises with loggerContext.stop() then reset(): stop() drops
+        // every context listener, reset-resistant or not, and the reset detaches every appender
+        List<String> seen = new ArrayList<>();
+        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        LoggingSystem system = LoggingSystem.get(getClass().getClassLoader());
+        try {
+            system.cleanUp();
+            system.beforeInitialize();
+            system.initialize(new LoggingInitializationContext(new StandardEnvironment()), null, null);
+            context().getLogger("io.debezium").setLevel(Level.ERROR);
+            context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER)
+                    .warn(StatementEventDetector.DEBEZIUM_TEMPLATE, "UPDATE t SET a = 2");
+        } finally {
+            context().getLogger("io.debezium").setLevel(null);
+            context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER).setLevel(null);
+            detector.uninstall();
+            system.cleanUp();
+        }
+
+        assertThat(seen).containsExactly("UPDATE t SET a = 2");
+    }
+
+    @Test
+    void aFailureToActOnTheWarningReachesDebeziumsEventHandler() {
+        // The heartbeat row with the new epoch could not be written: Debezium's handler must see the exception on
+        // the binlog thread (it fails the engine) before an offset past the statement can be stored.
+        StatementEventDetector detector = StatementEventDetector.install(sql -> {
+            throw new IllegalStateException("Could not write the heartbeat row with the new epoch");
+        });
+        try {
+            assertThatThrownBy(() -> context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER)
+                    .warn(StatementEventDetector.DEBEZIUM_TEMPLATE, "UPDATE t SET a = 3"))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("heartbeat row");
+        } finally {
+            detector.uninstall();
+        }
     }
 
     @Test

@@ -703,13 +703,31 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
 
     @Override
     public void invalidate(K key) {
+        evict(key, null);
+    }
+
+    /**
+     * Consistency sampler: evicts {@code key}, whose {@code entry} a sample proved stale, as an invalidation does.
+     * To the key's other pending samples it is no invalidation that arrived (that would explain their difference):
+     * they find {@code entry} proven stale.
+     */
+    void evictProvenStale(K key, CachedValue<V> entry) {
+        evict(key, Objects.requireNonNull(entry));
+    }
+
+    private void evict(K key, CachedValue<V> provenStale) {
         // Sequence mark, generation, then removal: see the class comment and InvalidationSequence.
         sequenceMarks.markKey(InvalidationGenerations.stripe(key));
         generations.invalidateKey(key);
         if (sampler != null) {
             KeyWatch watch = watchedKeys.get(key);
             if (watch != null) {
-                watch.invalidations.incrementAndGet(); // before the removal a sample's recheck may see
+                // before the removal a sample's recheck may see
+                if (provenStale == null) {
+                    watch.invalidations.incrementAndGet();
+                } else {
+                    watch.provenStale = provenStale;
+                }
             }
         }
         inFlight.remove(key);
@@ -741,6 +759,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
      */
     static final class KeyWatch {
         final AtomicLong invalidations = new AtomicLong();
+        /** The entry a sample proved stale and the sampler evicted, if any (see #evictProvenStale). */
+        volatile Object provenStale;
         int users; // guarded by the map's compute
     }
 

@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link Outcome#STALE}: the re-read differs, and one staleness bound later the same entry is still cached,
  *       no invalidation explains it, and a second re-read still differs. The key is then evicted (no event will
  *       come for it) and the sample logged at WARN (throttled per cache) with the cache, the key and the entry's
- *       age.</li>
+ *       age. Another pending sample of that entry counts stale too: that eviction is no invalidation that arrived.</li>
  *   <li>{@link Outcome#INCONCLUSIVE}: the loader failed, the entry left the cache without an invalidation (size or
  *       expiry eviction, replaced by a refresh-ahead or later load), or the staleness guard stopped serving it:
  *       nothing can be said.</li>
@@ -303,6 +303,9 @@ public final class ConsistencySampler implements AutoCloseable {
                 // microseconds between the hit and the hand-over, taken as this key's. (A stripe generation that
                 // moved later may be a stripe-mate's: with the entry gone by size or expiry that says nothing.)
                 finish(probe, Outcome.CONSISTENT);
+            } else if (probe.watch.provenStale == probe.entry) {
+                // Another sample of the same entry proved it stale and evicted it: no invalidation came for it.
+                finish(probe, Outcome.STALE);
             } else {
                 // Left or replaced without an invalidation of its key: size or expiry eviction, a refresh-ahead
                 // reload (the sampled hit's own, for an old entry), a load after either. Nothing explains the
@@ -327,7 +330,7 @@ public final class ConsistencySampler implements AutoCloseable {
         long age = clock.getAsLong() - now.loadedAtMillis();
         // Proven stale and no event will come for it: evict the key as an event would (its generation moves, so a
         // load of the old value still in flight cannot be stored), rather than serve it until it expires.
-        cache.invalidate(probe.key);
+        cache.evictProvenStale(probe.key, now);
         long heldBack = warnThrottle.admit(cache.name());
         if (heldBack != LogThrottle.HELD_BACK) {
             LOG.warn("Cache '{}' served a stale value for key {}: the database differs and no invalidation arrived "

@@ -212,6 +212,18 @@ public final class CommitPosition {
         return merged == null ? this : new CommitPosition(Collections.unmodifiableMap(merged));
     }
 
+    /** The components of this position that {@code keep} accepts. */
+    CommitPosition filtered(java.util.function.Predicate<Component> keep) {
+        Map<String, Component> kept = new TreeMap<>();
+        for (Component c : components.values()) {
+            if (keep.test(c)) {
+                kept.put(c.source(), c);
+            }
+        }
+        return kept.size() == components.size() ? this
+                : kept.isEmpty() ? NONE : new CommitPosition(Collections.unmodifiableMap(kept));
+    }
+
     /** This position with {@code other}'s components in place of its own of the same sources. */
     CommitPosition replacing(CommitPosition other) {
         if (other.components.isEmpty()) {

@@ -209,11 +209,7 @@ public final class ProvenPositions {
      */
     public boolean freshCommit(CommitPosition committed) {
         for (CommitPosition.Component c : committed.components()) {
-            long provenBefore = -1;
-            for (Proof proof : published.values()) {
-                provenBefore = Math.max(provenBefore, proof.bySource().getOrDefault(c.source(), -1L));
-            }
-            if (c.sequence() <= provenBefore) {
+            if (c.sequence() <= highestProven(c.source())) {
                 synchronized (this) {
                     resetRequested = c;
                     published = nothing();
@@ -222,6 +218,15 @@ public final class ProvenPositions {
             }
         }
         return false;
+    }
+
+    /** Any thread: the highest sequence of {@code source} that any cache has proven applied, -1 if none. */
+    long highestProven(String source) {
+        long highest = -1;
+        for (Proof proof : published.values()) {
+            highest = Math.max(highest, proof.bySource().getOrDefault(source, -1L));
+        }
+        return highest;
     }
 
     private Map<String, Proof> nothing() {

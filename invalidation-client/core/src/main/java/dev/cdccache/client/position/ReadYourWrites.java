@@ -174,9 +174,16 @@ public final class ReadYourWrites {
         // normally, which would leave the floor as it was (the old numbering's sequence is higher) and then be
         // undone by the replacing, leaving that write unwaited for.
         synchronized (this) {
+            // The floor's sequences of the committed sources that are above the proofs are writes not proven yet,
+            // of this numbering or of the old one: a commit not above the proofs need not be a numbering that started
+            // over, its after-commit callback may just have run after its change was proven, and after the callback
+            // of a later write that raised the floor. Replacing must never lower the floor below such a write.
+            CommitPosition unproven = floor.filtered(c -> committed.components().stream()
+                    .anyMatch(mine -> mine.source().equals(c.source()))
+                    && c.sequence() > proven.highestProven(c.source()));
             if (proven.freshCommit(committed)) {
                 beforeFloorRestarts.run();
-                restartFloor(committed);
+                restartFloor(committed, unproven);
                 return;
             }
         }
@@ -185,11 +192,12 @@ public final class ReadYourWrites {
 
     /**
      * The old numbering's sequences in the instance floor can never be reached in order: the committed sources'
-     * components are replaced (not raised), and every gate closes even if the floor did not move, since the proofs
-     * that kept them open were just dropped.
+     * components are replaced (not raised), except by the {@code unproven} ones, which were above the proofs (a
+     * write not proven yet: the floor stays above it); every gate closes even if the floor did not move, since the
+     * proofs that kept them open were just dropped.
      */
-    private synchronized void restartFloor(CommitPosition committed) {
-        floor = floor.replacing(committed);
+    private synchronized void restartFloor(CommitPosition committed, CommitPosition unproven) {
+        floor = floor.replacing(committed).max(unproven);
         gates.values().forEach(Gate::close);
     }
 

@@ -93,6 +93,21 @@ class ConsistencySamplerTest {
     }
 
     @Test
+    void theSamplersOwnEvictionOfAStaleEntryDoesNotMakeAnotherSampleOfItConsistent() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = deliberatelyStale(1);
+        decided = new CountDownLatch(2);
+
+        assertThat(cache.get(1L, loader)).isEqualTo("old");
+        assertThat(cache.get(1L, loader)).isEqualTo("old"); // a second sample of the same stale entry
+
+        assertThat(decided.await(5, TimeUnit.SECONDS)).isTrue();
+        // The first recheck evicts the entry; no change event ever came, so nothing explains the second sample's
+        // difference: the eviction the sampler did itself is no invalidation that arrived.
+        assertThat(outcomes).containsExactly(Outcome.STALE, Outcome.STALE);
+        assertThat(sampler.counts("coupons").nines()).isEqualTo(0.0);
+    }
+
+    @Test
     void aStaleValueIsReportedWithinTwentyThousandHitsAtOneInAThousand() throws Exception {
         // Each hit is drawn with probability 1/1000: no sample in 20,000 hits has a probability of about 2e-9.
         CaffeineInvalidatingCache<Long, String> cache = deliberatelyStale(1_000);

@@ -295,6 +295,25 @@ class ReadYourWritesTest {
     }
 
     @Test
+    void aCommitWhoseCallbackRunsAfterItsChangeWasProvenDoesNotLowerTheFloorBelowAnotherWrite() {
+        proven.eventApplied(TOPIC, 0, "0-1-10");
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+        coupons.get(1L, id -> "old");
+        // No reset. Thread A commits 0-1-11, then X 0-1-12 and W 0-1-13 (W changes row 1). A's change is applied
+        // and proven before A's after-commit callback runs (a pause); W's callback runs first.
+        proven.eventApplied(TOPIC, 0, "0-1-11");
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+        readYourWrites.raiseFloorAfterCommit(position("0-1-13")); // W
+        readYourWrites.raiseFloorAfterCommit(position("0-1-11")); // A, late: not above the proofs
+
+        assertThat(readYourWrites.floor()).as("W's write still waited for").isEqualTo(position("0-1-13"));
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+        proven.eventApplied(TOPIC, 0, "0-1-12"); // X's change applied; W's not yet
+        proven.publish(Map.of(TOPIC, Set.of(0)));
+        assertThat(coupons.get(1L, id -> "new")).as("W reads its own write").isEqualTo("new");
+    }
+
+    @Test
     void aRequestFloorBelowWhatIsProvenIsServedAndDropsNothing() {
         proven.eventApplied(TOPIC, 0, "0-1-1000");
         proven.publish(Map.of(TOPIC, Set.of(0)));

@@ -240,14 +240,7 @@ public final class CommitPosition {
      * {@link #NONE} if nothing changed (the transaction binlogged nothing).
      */
     public CommitPosition changedSince(CommitPosition earlier) {
-        Map<String, Component> changed = new TreeMap<>();
-        for (Component c : components.values()) {
-            if (!c.equals(earlier.components.get(c.source()))) {
-                changed.put(c.source(), c);
-            }
-        }
-        return changed.isEmpty() ? NONE : changed.size() == components.size() ? this
-                : new CommitPosition(Collections.unmodifiableMap(changed));
+        return filtered(c -> !c.equals(earlier.components.get(c.source())));
     }
 
     /** Whether this position asks for nothing. */

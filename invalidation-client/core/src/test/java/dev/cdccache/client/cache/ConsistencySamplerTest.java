@@ -68,14 +68,18 @@ class ConsistencySamplerTest {
         return cache;
     }
 
-    @Test
-    void aStaleValueWithoutInvalidationIsReportedStaleByTheFirstSampleWhenEveryHitIsSampled() throws Exception {
+    /** A {@link #deliberatelyStale} cache with every hit sampled, after one hit served "old" and was judged stale. */
+    private CaffeineInvalidatingCache<Long, String> staleHitSampled() throws InterruptedException {
         CaffeineInvalidatingCache<Long, String> cache = deliberatelyStale(1);
-
         assertThat(cache.get(1L, loader)).isEqualTo("old");
-
         assertThat(decided.await(5, TimeUnit.SECONDS)).isTrue();
         assertThat(outcomes).containsExactly(Outcome.STALE);
+        return cache;
+    }
+
+    @Test
+    void aStaleValueWithoutInvalidationIsReportedStaleByTheFirstSampleWhenEveryHitIsSampled() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = staleHitSampled();
         assertThat(sampler.counts("coupons").stale()).isEqualTo(1);
         assertThat(sampler.counts("coupons").staleInWindow()).isEqualTo(1);
         assertThat(sampler.counts("coupons").nines()).isEqualTo(0.0);
@@ -83,11 +87,7 @@ class ConsistencySamplerTest {
 
     @Test
     void aStaleEntryFoundBySamplingIsEvictedSoTheNextReadLoadsWhatTheDatabaseHolds() throws Exception {
-        CaffeineInvalidatingCache<Long, String> cache = deliberatelyStale(1);
-
-        assertThat(cache.get(1L, loader)).isEqualTo("old");
-        assertThat(decided.await(5, TimeUnit.SECONDS)).isTrue();
-        assertThat(outcomes).containsExactly(Outcome.STALE);
+        CaffeineInvalidatingCache<Long, String> cache = staleHitSampled();
 
         assertThat(cache.get(1L, k -> "loaded again")).as("no event will ever evict it").isEqualTo("loaded again");
     }

@@ -6,6 +6,7 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.LoggerContextListener;
 import ch.qos.logback.core.UnsynchronizedAppenderBase;
+import java.util.List;
 import java.util.function.Consumer;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +45,8 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     private volatile boolean installed;
     /** The context was stopped: that drops every listener, this one too, whether reset-resistant or not. */
     private volatile boolean contextStopped;
+    /** The turbo filters last warned about, so that a reconfiguration with the same ones does not warn again. */
+    private volatile List<String> turboFiltersWarnedAbout = List.of();
 
     /** @param onStatement called with the statement's SQL, on the thread that reads the binlog */
     StatementEventDetector(Consumer<String> onStatement) {
@@ -114,6 +117,27 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
             log.info("Logger {} kept at WARN instead of {}: its warning about row changes the binlog holds as"
                     + " statements is how the connector notices them", DEBEZIUM_LOGGER, configured);
         }
+        warnAboutTurboFilters(context);
+    }
+
+    /**
+     * A turbo filter decides before any logger or appender: one that denies the warning (a duplicate-message filter
+     * after a few repeats, a marker or MDC filter) hides a statement from the connector, and no level this detector
+     * sets can undo that. Which filter would deny it is not knowable without calling it, which would change the
+     * state of a counting filter, so any turbo filter is named once.
+     */
+    private void warnAboutTurboFilters(LoggerContext context) {
+        List<String> filters = context.getTurboFilterList().stream()
+                .map(f -> f.getName() != null ? f.getName() + " (" + f.getClass().getName() + ")"
+                        : f.getClass().getName())
+                .toList();
+        if (!filters.isEmpty() && !filters.equals(turboFiltersWarnedAbout)) {
+            log.warn("Logback turbo filters are configured: {}. A turbo filter that denies the WARN of logger {} (for"
+                    + " example a DuplicateMessageFilter once the same statement repeats) hides row changes the binlog"
+                    + " holds as statements from the connector, and their rows stay cached everywhere. Make each"
+                    + " filter let that logger's warnings through.", filters, DEBEZIUM_LOGGER);
+        }
+        turboFiltersWarnedAbout = filters;
     }
 
     @Override

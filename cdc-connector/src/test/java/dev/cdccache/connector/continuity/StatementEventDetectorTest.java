@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.turbo.DuplicateMessageFilter;
+import ch.qos.logback.core.read.ListAppender;
 import ch.qos.logback.classic.util.ContextInitializer;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -132,6 +135,32 @@ class StatementEventDetectorTest {
             assertThat(context().getTurboFilterList()).isEmpty();
         } finally {
             detector.uninstall();
+        }
+    }
+
+    @Test
+    void aTurboFilterThatCouldDenyTheWarningIsNamedInAWarningAtInstall() {
+        DuplicateMessageFilter duplicates = new DuplicateMessageFilter();
+        duplicates.setName("repeats");
+        duplicates.start();
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        ch.qos.logback.classic.Logger own = context().getLogger(StatementEventDetector.class);
+        own.addAppender(logged);
+        context().addTurboFilter(duplicates);
+        StatementEventDetector detector = StatementEventDetector.install(sql -> { });
+        try {
+            context().getLogger("io.debezium").setLevel(Level.INFO); // a level change with the same filters
+            assertThat(logged.list).filteredOn(e -> e.getLevel() == Level.WARN)
+                    .singleElement()
+                    .satisfies(e -> assertThat(e.getFormattedMessage())
+                            .contains("repeats (" + DuplicateMessageFilter.class.getName() + ")")
+                            .contains(StatementEventDetector.DEBEZIUM_LOGGER));
+        } finally {
+            context().getLogger("io.debezium").setLevel(null);
+            detector.uninstall();
+            context().getTurboFilterList().remove(duplicates);
+            own.detachAppender(logged);
         }
     }
 

@@ -1,0 +1,162 @@
+"""One round of gatling/bin/bulk-visibility.
+
+Caches a probe coupon on every coupon-service instance, then, in one database session, updates every other row of
+the coupon table in one transaction and renames the probe coupon in the next. Meanwhile it polls each instance for
+the probe coupon's name (first time the new name is served) and for its count of consumed events of the coupon
+topic (the time of its last increase is when that instance had applied the whole round). Times are measured
+from the large UPDATE's commit, read from the database's clock on the same host.
+"""
+import argparse
+import http.client
+import json
+import subprocess
+import sys
+import threading
+import time
+
+NAME_POLL_S = 0.01
+EVENTS_POLL_S = 0.05
+
+
+def get(conn, path):
+    conn.request("GET", path)
+    response = conn.getresponse()
+    body = response.read()
+    if response.status != 200:
+        raise RuntimeError(f"GET {path}: HTTP {response.status}")
+    return json.loads(body)
+
+
+class Instance:
+    def __init__(self, port, coupon_id, topic):
+        self.port = port
+        self.coupon_path = f"/coupons/{coupon_id}"
+        self.events_path = f"/actuator/metrics/cdc.client.events?tag=topic:{topic}"
+        self.seen_at = None
+        self.events_start = self.events()
+        self.events_last = self.events_start
+        self.events_changed_at = None
+        self.errors = []
+
+    def connection(self):
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+
+    def name(self, conn):
+        return get(conn, self.coupon_path)["name"]
+
+    def events(self, conn=None):
+        conn = conn or self.connection()
+        conn.request("GET", self.events_path)
+        response = conn.getresponse()
+        body = response.read()
+        if response.status == 404:  # the counter of a topic is registered with its first event
+            return 0
+        if response.status != 200:
+            raise RuntimeError(f"GET {self.events_path}: HTTP {response.status}")
+        return sum(m["value"] for m in json.loads(body)["measurements"] if m["statistic"] == "COUNT")
+
+    def watch_name(self, new_name, stop):
+        conn = self.connection()
+        while not stop.is_set():
+            try:
+                if self.name(conn) == new_name:
+                    self.seen_at = time.time()
+                    return
+            except Exception as e:  # keep polling: one failed request does not end the round
+                self.errors.append(str(e))
+                conn = self.connection()
+            time.sleep(NAME_POLL_S)
+
+    def watch_events(self, stop):
+        conn = self.connection()
+        while not stop.is_set():
+            try:
+                count = self.events(conn)
+                if count != self.events_last:
+                    self.events_last, self.events_changed_at = count, time.time()
+            except Exception as e:
+                self.errors.append(str(e))
+                conn = self.connection()
+            time.sleep(EVENTS_POLL_S)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--ports", required=True)
+    p.add_argument("--coupon-id", required=True)
+    p.add_argument("--topic", required=True)
+    p.add_argument("--config", required=True)
+    p.add_argument("--round", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--timeout", type=float, default=120)
+    p.add_argument("--settle", type=float, default=3, help="seconds without a new event that end the round")
+    p.add_argument("--sql", nargs=argparse.REMAINDER, required=True, help="the database client command")
+    a = p.parse_args()
+
+    instances = [Instance(int(port), a.coupon_id, a.topic) for port in a.ports.split()]
+    for i in instances:  # cached on every instance before the change
+        conn = i.connection()
+        i.name(conn)
+        i.name(conn)
+    new_name = f"bulk-visibility {a.config} round {a.round} {time.time():.6f}"
+    stop = threading.Event()
+    threads = [threading.Thread(target=i.watch_name, args=(new_name, stop), daemon=True) for i in instances]
+    threads += [threading.Thread(target=i.watch_events, args=(stop,), daemon=True) for i in instances]
+    for t in threads:
+        t.start()
+
+    # The probe coupon is left out of the large UPDATE: its entry must stay cached until the stream evicts it for
+    # the one-row change (or a table-wide eviction), not be evicted early by its own row of the large UPDATE.
+    script = (f"UPDATE coupon SET issue_limit = issue_limit + 1 WHERE id <> {int(a.coupon_id)};"
+              " SELECT ROW_COUNT(), UNIX_TIMESTAMP(NOW(6));"
+              f" UPDATE coupon SET name = '{new_name}' WHERE id = {int(a.coupon_id)};"
+              " SELECT UNIX_TIMESTAMP(NOW(6));")
+    sql = subprocess.run(a.sql + ["-e", script], capture_output=True, text=True)
+    if sql.returncode != 0:
+        stop.set()
+        sys.exit(f"the database client failed: {sql.stderr.strip()}")
+    lines = sql.stdout.split("\n")
+    rows, bulk_commit = lines[0].split("\t")
+    row_commit = float(lines[1])
+    bulk_commit = float(bulk_commit)
+
+    deadline = time.time() + a.timeout
+    while time.time() < deadline:
+        settled = all(i.events_changed_at is not None and time.time() - i.events_changed_at >= a.settle
+                      for i in instances)
+        if settled and all(i.seen_at is not None for i in instances):
+            break
+        time.sleep(0.1)
+    stop.set()
+
+    ms = lambda t: "" if t is None else f"{(t - bulk_commit) * 1000:.0f}"
+    figures = {
+        "config": a.config, "round": a.round, "rows": rows,
+        "bulk.commit": f"{bulk_commit:.6f}", "row.commit.after.bulk.ms": f"{(row_commit - bulk_commit) * 1000:.0f}",
+    }
+    ok = True
+    for i in instances:
+        events = i.events_last - i.events_start
+        applied = None if i.events_changed_at is None else i.events_changed_at - bulk_commit
+        figures[f"instance.{i.port}.visible.ms"] = ms(i.seen_at)
+        figures[f"instance.{i.port}.events"] = f"{events:.0f}"
+        figures[f"instance.{i.port}.applied.ms"] = ms(i.events_changed_at)
+        figures[f"instance.{i.port}.rate.per.s"] = f"{events / applied:.0f}" if applied and applied > 0 else ""
+        figures[f"instance.{i.port}.poll.errors"] = str(len(i.errors))
+        ok = ok and i.seen_at is not None and events > 0
+    with open(a.out, "w") as f:
+        for k, v in figures.items():
+            f.write(f"{k}={v}\n")
+    visible = ", ".join(f":{i.port} {ms(i.seen_at) or 'never'} ms" for i in instances)
+    applied = ", ".join(f":{i.port} {i.events_last - i.events_start:.0f} events by {ms(i.events_changed_at) or '?'} ms"
+                        for i in instances)
+    print(f"{a.config} round {a.round}: {rows} rows updated; the one-row change was committed"
+          f" {figures['row.commit.after.bulk.ms']} ms after them and served by {visible};"
+          f" consumed: {applied}", flush=True)
+    if not ok:
+        sys.exit("the one-row change was not served by every instance, or an instance consumed no event, within"
+                 f" {a.timeout:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -79,11 +79,12 @@ public final class VerificationRun {
         Prober prober = new Prober(db, clock);
         prober.init();
 
-        ConnectorProcess connector = ConnectorProcess.builder(settings.connectorJar, stack)
+        ConnectorProcess.Builder connectorBuilder = ConnectorProcess.builder(settings.connectorJar, stack)
                 .name("verifier-connector")
                 .tables(List.of(VerifierSchema.ITEM_TABLE, VerifierSchema.PROBE_TABLE))
-                .logFile(settings.logDir.resolve("verifier-connector.log"))
-                .build();
+                .logFile(settings.logDir.resolve("verifier-connector.log"));
+        settings.connectorProperties.forEach(connectorBuilder::property);
+        ConnectorProcess connector = connectorBuilder.build();
         List<ClientInstance> instances = new ArrayList<>();
         List<Reader> readers = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();

@@ -5,8 +5,10 @@ import dev.cdccache.verifier.fault.FaultKind;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What a verification run does: how long it writes, how hard it reads and writes, the staleness bound the
@@ -66,6 +68,8 @@ public final class VerifierSettings {
     Duration mismatchSettleTimeout = Duration.ofSeconds(30);
     long seed = 42;
     Path connectorJar = Path.of(System.getProperty("verifier.connector-jar", "target/cdc-connector-exec.jar"));
+    /** Connector settings added to the defaults (e.g. coalescing and a column projection), in the order given. */
+    final Map<String, String> connectorProperties = new LinkedHashMap<>();
     Path report = Path.of(System.getProperty("verifier.report", "target/consistency-report.md"));
     Path logDir = Path.of(System.getProperty("verifier.log-dir", "target"));
 
@@ -101,6 +105,7 @@ public final class VerifierSettings {
      * {@code --max-staleness 3s}, {@code --staleness-check every-hit|scheduled|mixed} (default mixed: odd
      * instances every-hit, even ones scheduled), {@code --faults connector-kill,kafka-restart,...} (default: all; {@code none} for none),
      * {@code --fault-gap 5s}, {@code --seed 42}, {@code --report path}, {@code --connector-jar path},
+     * {@code --connector-property name=value} (repeatable: a connector setting added to the defaults),
      * {@code --transactional-reads 10}, {@code --transaction-protection on|off}, {@code --sampling-one-in 20} (0: off),
      * {@code --sampling-max-per-second 100}.
      */
@@ -123,6 +128,13 @@ public final class VerifierSettings {
                 case "--seed" -> s.seed = Long.parseLong(value);
                 case "--report" -> s.report = Path.of(value);
                 case "--connector-jar" -> s.connectorJar = Path.of(value);
+                case "--connector-property" -> {
+                    int eq = value.indexOf('=');
+                    if (eq <= 0) {
+                        throw new IllegalArgumentException("--connector-property takes name=value, was " + value);
+                    }
+                    s.connectorProperties.put(value.substring(0, eq).trim(), value.substring(eq + 1).trim());
+                }
                 case "--transactional-reads" -> s.transactionalReadPercent = percent(value);
                 case "--transaction-protection" -> s.transactionProtection = onOff(option, value);
                 case "--sampling-one-in" -> s.samplingOneIn = atLeast(option, value, 0);
@@ -135,7 +147,8 @@ public final class VerifierSettings {
                 }
                 default -> throw new IllegalArgumentException("unknown option " + option
                         + " (known: --duration --write-rate --read-rate --readers --max-staleness --staleness-check --faults"
-                        + " --fault-gap --seed --report --connector-jar --transactional-reads --transaction-protection"
+                        + " --fault-gap --seed --report --connector-jar --connector-property --transactional-reads"
+                        + " --transaction-protection"
                         + " --sampling-one-in --sampling-max-per-second)");
             }
         }
@@ -273,6 +286,7 @@ public final class VerifierSettings {
                         + " the caches (negative control)") + ", consistency sampling " + (samplingOneIn == 0 ? "off"
                         : "one hit in " + samplingOneIn + " (at most " + samplingMaxPerSecond + "/s per instance)")
                 + (plantStaleValue ? ", one old value planted in a cache (negative control)" : "") + ", faults " + faults
-                + (repeatFaults ? " repeated" : " once each") + ", seed " + seed;
+                + (repeatFaults ? " repeated" : " once each") + ", seed " + seed
+                + (connectorProperties.isEmpty() ? "" : ", connector settings " + connectorProperties);
     }
 }

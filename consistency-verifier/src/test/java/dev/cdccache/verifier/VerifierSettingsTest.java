@@ -47,4 +47,18 @@ class VerifierSettingsTest {
         assertThatThrownBy(() -> VerifierSettings.parse(new String[] {"--speed", "fast"}))
                 .hasMessageContaining("unknown option --speed").hasMessageContaining("--duration");
     }
+
+    @Test
+    void connectorPropertiesAreAddedInOrderAndNamedInTheSettings() {
+        VerifierSettings s = VerifierSettings.parse(new String[] {
+                "--connector-property", "cdc.connector.large-transactions.evict-table-after-rows=500",
+                "--connector-property", "cdc.connector.columns.include[0]=verifier_db.item.id"});
+
+        assertThat(s.connectorProperties).containsExactly(
+                java.util.Map.entry("cdc.connector.large-transactions.evict-table-after-rows", "500"),
+                java.util.Map.entry("cdc.connector.columns.include[0]", "verifier_db.item.id"));
+        assertThat(s.toString()).contains("connector settings {cdc.connector.large-transactions");
+        assertThatThrownBy(() -> VerifierSettings.parse(new String[] {"--connector-property", "no-value"}))
+                .hasMessageContaining("name=value");
+    }
 }

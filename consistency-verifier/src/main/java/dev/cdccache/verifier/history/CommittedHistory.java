@@ -22,6 +22,8 @@ public final class CommittedHistory {
     private final KeyHistory stats;
     private final LongList[] expectedEvents;
     private final LongList truncations = new LongList();
+    /** GTIDs of committed transactions a connector may coalesce, by their commit start (unique per commit). */
+    private final Map<Long, String> coalescible = new ConcurrentHashMap<>();
 
     /**
      * @param idSpace ids are 1..idSpace
@@ -77,6 +79,20 @@ public final class CommittedHistory {
     /** {@code [eventCode, commitStart, commitEnd]} triples of row {@code id}, in commit order. */
     public long[] expectedEvents(long id) {
         return expectedEvents[(int) id].toArray();
+    }
+
+    /**
+     * Records the GTID of the committed transaction that started at {@code commitStart}: a connector may publish its
+     * row changes after the first ones as one table-wide eviction (docs/connector.md, "Large transactions"), which
+     * delivers every change of the transaction that did not arrive as a row event.
+     */
+    public void expectCoalescible(long commitStart, String gtid) {
+        coalescible.put(commitStart, gtid);
+    }
+
+    /** The GTID of the coalescible transaction that started at {@code commitStart}, or {@code null}. */
+    public String coalescibleTransaction(long commitStart) {
+        return coalescible.get(commitStart);
     }
 
     public void expectTruncation(long commitStart, long commitEnd) {

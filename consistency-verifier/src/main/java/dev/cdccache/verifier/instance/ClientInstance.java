@@ -316,6 +316,10 @@ public final class ClientInstance implements AutoCloseable {
             received.truncation(now);
             return;
         }
+        if (event.coalesced() != null) {
+            received.coalescedEviction(event.coalesced().transaction());
+            return;
+        }
         JsonNode after = event.after();
         JsonNode before = event.before();
         if (after != null && !after.isNull()) {

@@ -1,16 +1,19 @@
 package dev.cdccache.verifier.instance;
 
 import dev.cdccache.verifier.history.LongList;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What one client instance applied, across all its incarnations: per row id the events
  * ({@code +version} for an insert or update, {@code -version} for a delete, duplicates included), and the
- * times truncations were applied.
+ * times truncations were applied, and the transactions whose rest arrived as one table-wide (coalesced) eviction.
  */
 public final class ReceivedEvents {
 
     private final LongList[] byId;
     private final LongList truncations = new LongList();
+    private final Set<String> coalesced = ConcurrentHashMap.newKeySet();
 
     public ReceivedEvents(int idSpace) {
         byId = new LongList[idSpace + 1];
@@ -29,6 +32,18 @@ public final class ReceivedEvents {
     /** Records a TRUNCATE applied at {@code appliedAt} (a {@code RunClock} stamp). */
     public void truncation(long appliedAt) {
         truncations.add(appliedAt);
+    }
+
+    /** Records a coalesced eviction applied for {@code transaction} (its GTID; empty when the event names none). */
+    public void coalescedEviction(String transaction) {
+        if (!transaction.isEmpty()) {
+            coalesced.add(transaction);
+        }
+    }
+
+    /** Whether a coalesced eviction of {@code transaction} was applied ({@code false} for {@code null}). */
+    public boolean evictedAsCoalesced(String transaction) {
+        return transaction != null && coalesced.contains(transaction);
     }
 
     public long[] events(long id) {

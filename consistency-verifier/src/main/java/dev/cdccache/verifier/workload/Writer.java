@@ -420,10 +420,14 @@ public final class Writer implements Runnable {
         }
         pending.append(history.ofStats(), model.statsToken());
         boolean committed;
+        String gtid = null;
         try {
             statements.run();
             connection.commit();
             committed = true;
+            if (kind == WriteKind.BULK_UPDATE) {
+                gtid = lastGtid();
+            }
         } catch (SQLException e) {
             statistics.failed();
             LOG.warn("{} of {} rows failed ({}); finding out whether it committed", kind, changes.size(), e.toString());
@@ -441,6 +445,9 @@ public final class Writer implements Runnable {
         }
         long end = clock.now();
         pending.complete(end);
+        if (gtid != null) {
+            history.expectCoalescible(start, gtid);
+        }
         if (truncate) {
             history.expectTruncation(start, end);
         } else {
@@ -450,6 +457,21 @@ public final class Writer implements Runnable {
             }
         }
         statistics.committed(kind, changes.size());
+    }
+
+    /**
+     * The GTID of this session's last transaction: a bulk update may be coalesced by the connector, and its coalesced
+     * eviction names it. {@code null} if it cannot be read (then a coalesced bulk shows as missing events, with
+     * examples, rather than being passed unchecked).
+     */
+    private String lastGtid() {
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SELECT @@last_gtid")) {
+            return rs.next() && rs.getString(1) != null && !rs.getString(1).isEmpty() ? rs.getString(1) : null;
+        } catch (SQLException e) {
+            LOG.warn("Could not read the GTID of a committed bulk update ({}); if the connector coalesces it, its rows"
+                    + " will show as missing events", e.toString());
+            return null;
+        }
     }
 
     private boolean committedAfterFailure(List<RowChange> changes, boolean truncate) throws SQLException {

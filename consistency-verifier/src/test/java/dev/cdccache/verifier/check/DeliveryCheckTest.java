@@ -56,6 +56,30 @@ class DeliveryCheckTest {
         assertThat(result.missingTruncations()).isEqualTo(1);
     }
 
+    @Test
+    void rowsOfACoalescedTransactionAreDeliveredByItsEvictionAndOnlyByItsOwn() {
+        // a bulk update (commit 100..110, GTID 0-1-7) of ids 1-4: rows 1-2 arrived as row events, the rest as the
+        // transaction's coalesced eviction; another bulk (0-1-9) whose eviction never came
+        for (long id = 1; id <= 4; id++) {
+            history.expectEvent(id, 5, 100, 110);
+            history.expectEvent(id, 6, 300, 310);
+        }
+        history.expectCoalescible(100, "0-1-7");
+        history.expectCoalescible(300, "0-1-9");
+        received.event(1, 5);
+        received.event(2, 5);
+        received.coalescedEviction("0-1-7");
+        received.coalescedEviction("0-1-8"); // another transaction's eviction covers nothing here
+        received.event(1, 6);
+
+        DeliveryCheck.Result result = check(List.of(new long[] {50, Long.MAX_VALUE}), 1000);
+
+        assertThat(result.expected()).isEqualTo(8);
+        assertThat(result.coveredByCoalescedEviction()).isEqualTo(2);
+        assertThat(result.missing()).isEqualTo(3);
+        assertThat(result.examples()).hasSize(3).allSatisfy(e -> assertThat(e).contains("version 6"));
+    }
+
     private DeliveryCheck.Result check(List<long[]> windows, long caughtUpTo) {
         return DeliveryCheck.check("instance-1", windows, received, history, caughtUpTo, clock);
     }

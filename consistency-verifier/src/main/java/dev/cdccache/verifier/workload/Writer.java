@@ -425,7 +425,7 @@ public final class Writer implements Runnable {
             statements.run();
             connection.commit();
             committed = true;
-            if (kind == WriteKind.BULK_UPDATE) {
+            if (!truncate && changes.size() > 1) { // bulk updates, refills: a connector may coalesce them
                 gtid = lastGtid();
             }
         } catch (SQLException e) {
@@ -460,8 +460,8 @@ public final class Writer implements Runnable {
     }
 
     /**
-     * The GTID of this session's last transaction: a bulk update may be coalesced by the connector, and its coalesced
-     * eviction names it. {@code null} if it cannot be read (then a coalesced bulk shows as missing events, with
+     * The GTID of this session's last transaction: one of several rows (a bulk update, a refill) may be coalesced by
+     * the connector, and its coalesced eviction names it. {@code null} if it cannot be read (then a coalesced bulk shows as missing events, with
      * examples, rather than being passed unchecked).
      */
     private String lastGtid() {

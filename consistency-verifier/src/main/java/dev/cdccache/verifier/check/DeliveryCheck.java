@@ -57,12 +57,14 @@ public final class DeliveryCheck {
                 long code = owed[i];
                 long start = owed[i + 1];
                 long end = owed[i + 2];
-                if (!owedBy(windows, start, end)) {
+                long[] window = owingWindow(windows, start, end);
+                if (window == null) {
                     continue;
                 }
                 expected++;
                 if (Arrays.binarySearch(got, code) < 0) {
-                    if (received.evictedAsCoalesced(history.coalescibleTransaction(start))) {
+                    // applied by the incarnation the change is owed to: after the commit began, within its window
+                    if (received.evictedAsCoalesced(history.coalescibleTransaction(start), start, window[1])) {
                         coalesced++;
                         continue;
                     }
@@ -102,12 +104,17 @@ public final class DeliveryCheck {
     }
 
     private static boolean owedBy(List<long[]> windows, long start, long end) {
+        return owingWindow(windows, start, end) != null;
+    }
+
+    /** The {@code [readyAt, caughtUpTo]} window of the incarnation a change committed in {@code [start, end]} is owed to. */
+    private static long[] owingWindow(List<long[]> windows, long start, long end) {
         for (long[] window : windows) {
             if (start >= window[0] && end <= window[1]) {
-                return true;
+                return window;
             }
         }
-        return false;
+        return null;
     }
 
     private static long[] tail(long[] values) {

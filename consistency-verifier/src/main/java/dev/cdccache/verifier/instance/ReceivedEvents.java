@@ -1,7 +1,7 @@
 package dev.cdccache.verifier.instance;
 
 import dev.cdccache.verifier.history.LongList;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -13,7 +13,8 @@ public final class ReceivedEvents {
 
     private final LongList[] byId;
     private final LongList truncations = new LongList();
-    private final Set<String> coalesced = ConcurrentHashMap.newKeySet();
+    /** When each coalesced eviction was applied, by transaction (a connector restart may publish one again). */
+    private final Map<String, LongList> coalesced = new ConcurrentHashMap<>();
 
     public ReceivedEvents(int idSpace) {
         byId = new LongList[idSpace + 1];
@@ -34,16 +35,31 @@ public final class ReceivedEvents {
         truncations.add(appliedAt);
     }
 
-    /** Records a coalesced eviction applied for {@code transaction} (its GTID; empty when the event names none). */
-    public void coalescedEviction(String transaction) {
+    /**
+     * Records a coalesced eviction applied at {@code appliedAt} (a {@code RunClock} stamp) for {@code transaction}
+     * (its GTID; empty when the event names none).
+     */
+    public void coalescedEviction(String transaction, long appliedAt) {
         if (!transaction.isEmpty()) {
-            coalesced.add(transaction);
+            coalesced.computeIfAbsent(transaction, t -> new LongList()).add(appliedAt);
         }
     }
 
-    /** Whether a coalesced eviction of {@code transaction} was applied ({@code false} for {@code null}). */
-    public boolean evictedAsCoalesced(String transaction) {
-        return transaction != null && coalesced.contains(transaction);
+    /**
+     * Whether a coalesced eviction of {@code transaction} was applied between {@code from} and {@code to} (inclusive;
+     * {@code false} for {@code null}): one applied by a later incarnation does not deliver a change owed to an earlier.
+     */
+    public boolean evictedAsCoalesced(String transaction, long from, long to) {
+        LongList applied = transaction == null ? null : coalesced.get(transaction);
+        if (applied == null) {
+            return false;
+        }
+        for (long at : applied.toArray()) {
+            if (at >= from && at <= to) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public long[] events(long id) {

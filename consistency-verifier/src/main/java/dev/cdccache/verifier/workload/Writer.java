@@ -466,13 +466,22 @@ public final class Writer implements Runnable {
      */
     private String lastGtid() {
         try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SELECT @@last_gtid")) {
-            return rs.next() && rs.getString(1) != null && !rs.getString(1).isEmpty() ? rs.getString(1) : null;
+            String gtid = rs.next() ? rs.getString(1) : null;
+            if (gtid == null || gtid.isEmpty() || gtid.equals(previousGtid)) {
+                // unchanged: the transaction wrote nothing to the binlog, so no eviction can stand for it
+                return null;
+            }
+            previousGtid = gtid;
+            return gtid;
         } catch (SQLException e) {
             LOG.warn("Could not read the GTID of a committed bulk update ({}); if the connector coalesces it, its rows"
                     + " will show as missing events", e.toString());
             return null;
         }
     }
+
+    /** The GTID {@link #lastGtid} read last: a session's {@code @@last_gtid} stays as it was after an empty commit. */
+    private String previousGtid;
 
     private boolean committedAfterFailure(List<RowChange> changes, boolean truncate) throws SQLException {
         if (truncate) {

@@ -68,8 +68,8 @@ class DeliveryCheckTest {
         history.expectCoalescible(300, "0-1-9");
         received.event(1, 5);
         received.event(2, 5);
-        received.coalescedEviction("0-1-7");
-        received.coalescedEviction("0-1-8"); // another transaction's eviction covers nothing here
+        received.coalescedEviction("0-1-7", 120);
+        received.coalescedEviction("0-1-8", 130); // another transaction's eviction covers nothing here
         received.event(1, 6);
 
         DeliveryCheck.Result result = check(List.of(new long[] {50, Long.MAX_VALUE}), 1000);
@@ -78,6 +78,18 @@ class DeliveryCheckTest {
         assertThat(result.coveredByCoalescedEviction()).isEqualTo(2);
         assertThat(result.missing()).isEqualTo(3);
         assertThat(result.examples()).hasSize(3).allSatisfy(e -> assertThat(e).contains("version 6"));
+    }
+
+    @Test
+    void aCoalescedEvictionAppliedByALaterIncarnationDoesNotDeliverToAnEarlierOne() {
+        history.expectEvent(1, 5, 100, 110);
+        history.expectCoalescible(100, "0-1-7");
+        received.coalescedEviction("0-1-7", 600); // published again after a connector restart, seen only later
+
+        DeliveryCheck.Result result = check(List.of(new long[] {50, 300}, new long[] {500, Long.MAX_VALUE}), 1000);
+
+        assertThat(result.coveredByCoalescedEviction()).isZero();
+        assertThat(result.missing()).isEqualTo(1);
     }
 
     private DeliveryCheck.Result check(List<long[]> windows, long caughtUpTo) {

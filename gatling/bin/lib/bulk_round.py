@@ -1,10 +1,11 @@
 """One round of gatling/bin/bulk-visibility.
 
-Caches a probe coupon on every coupon-service instance, then, in one database session, updates every other row of
-the coupon table in one transaction and renames the probe coupon in the next. Meanwhile it polls each instance for
-the probe coupon's name (first time the new name is served) and for its count of consumed events of the coupon
-topic (the time of its last increase is when that instance had applied the whole round). Times are measured
-from the large UPDATE's commit, read from the database's clock on the same host.
+Caches the probe coupons on every coupon-service instance, then, in one database session, updates every other row
+of the coupon table in one transaction and renames the probes in the next. The probes are several, so that the
+topic's partitions are likely all among theirs: a change waits for the rows ahead of it on its own partition.
+Meanwhile it polls each instance for the probes (one bulk request; the time each first shows its new name) and for
+its count of consumed events of the coupon topic (the time of its last increase is when that instance had applied
+the whole round). Times are measured from the large UPDATE's commit, read from the database's clock on the same host.
 """
 import argparse
 import http.client
@@ -28,11 +29,12 @@ def get(conn, path):
 
 
 class Instance:
-    def __init__(self, port, coupon_id, topic):
+    def __init__(self, port, coupon_ids, topic):
         self.port = port
-        self.coupon_path = f"/coupons/{coupon_id}"
+        self.coupon_path = "/coupons?ids=" + ",".join(str(i) for i in coupon_ids)
         self.events_path = f"/actuator/metrics/cdc.client.events?tag=topic:{topic}"
-        self.seen_at = None
+        self.seen = {}  # probe id -> first time its new name was served
+        self.seen_at = None  # when every probe was served with its new name
         self.events_start = self.events()
         self.events_last = self.events_start
         self.events_changed_at = None
@@ -41,8 +43,8 @@ class Instance:
     def connection(self):
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
 
-    def name(self, conn):
-        return get(conn, self.coupon_path)["name"]
+    def names(self, conn):
+        return {c["id"]: c["name"] for c in get(conn, self.coupon_path)}
 
     def events(self, conn=None):
         conn = conn or self.connection()
@@ -55,12 +57,16 @@ class Instance:
             raise RuntimeError(f"GET {self.events_path}: HTTP {response.status}")
         return sum(m["value"] for m in json.loads(body)["measurements"] if m["statistic"] == "COUNT")
 
-    def watch_name(self, new_name, stop):
+    def watch_name(self, new_name, probes, stop):
         conn = self.connection()
         while not stop.is_set():
             try:
-                if self.name(conn) == new_name:
-                    self.seen_at = time.time()
+                now = time.time()
+                for probe, name in self.names(conn).items():
+                    if name == new_name and probe not in self.seen:
+                        self.seen[probe] = now
+                if len(self.seen) == probes:
+                    self.seen_at = max(self.seen.values())
                     return
             except Exception as e:  # keep polling: one failed request does not end the round
                 self.errors.append(str(e))
@@ -83,7 +89,7 @@ class Instance:
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ports", required=True)
-    p.add_argument("--coupon-id", required=True)
+    p.add_argument("--coupon-ids", required=True, help="the probe coupons, comma-separated")
     p.add_argument("--topic", required=True)
     p.add_argument("--config", required=True)
     p.add_argument("--round", required=True)
@@ -93,23 +99,26 @@ def main():
     p.add_argument("--sql", nargs=argparse.REMAINDER, required=True, help="the database client command")
     a = p.parse_args()
 
-    instances = [Instance(int(port), a.coupon_id, a.topic) for port in a.ports.split()]
+    probes = [int(i) for i in a.coupon_ids.split(",")]
+    instances = [Instance(int(port), probes, a.topic) for port in a.ports.split()]
     for i in instances:  # cached on every instance before the change
         conn = i.connection()
-        i.name(conn)
-        i.name(conn)
+        i.names(conn)
+        if len(i.names(conn)) != len(probes):
+            sys.exit(f"instance :{i.port} does not serve every probe coupon {probes}")
     new_name = f"bulk-visibility {a.config} round {a.round} {time.time():.6f}"
     stop = threading.Event()
-    threads = [threading.Thread(target=i.watch_name, args=(new_name, stop), daemon=True) for i in instances]
+    threads = [threading.Thread(target=i.watch_name, args=(new_name, len(probes), stop), daemon=True) for i in instances]
     threads += [threading.Thread(target=i.watch_events, args=(stop,), daemon=True) for i in instances]
     for t in threads:
         t.start()
 
-    # The probe coupon is left out of the large UPDATE: its entry must stay cached until the stream evicts it for
-    # the one-row change (or a table-wide eviction), not be evicted early by its own row of the large UPDATE.
-    script = (f"UPDATE coupon SET issue_limit = issue_limit + 1 WHERE id <> {int(a.coupon_id)};"
+    # The probes are left out of the large UPDATE: their entries must stay cached until the stream evicts them for
+    # the probes' change (or a table-wide eviction), not be evicted early by their own rows of the large UPDATE.
+    in_probes = ",".join(str(p) for p in probes)
+    script = (f"UPDATE coupon SET issue_limit = issue_limit + 1 WHERE id NOT IN ({in_probes});"
               " SELECT ROW_COUNT(), UNIX_TIMESTAMP(NOW(6));"
-              f" UPDATE coupon SET name = '{new_name}' WHERE id = {int(a.coupon_id)};"
+              f" UPDATE coupon SET name = '{new_name}' WHERE id IN ({in_probes});"
               " SELECT UNIX_TIMESTAMP(NOW(6));")
     sql = subprocess.run(a.sql + ["-e", script], capture_output=True, text=True)
     if sql.returncode != 0:
@@ -131,7 +140,7 @@ def main():
 
     ms = lambda t: "" if t is None else f"{(t - bulk_commit) * 1000:.0f}"
     figures = {
-        "config": a.config, "round": a.round, "rows": rows,
+        "config": a.config, "round": a.round, "rows": rows, "probes": len(probes),
         "bulk.commit": f"{bulk_commit:.6f}", "row.commit.after.bulk.ms": f"{(row_commit - bulk_commit) * 1000:.0f}",
     }
     ok = True
@@ -139,6 +148,7 @@ def main():
         events = i.events_last - i.events_start
         applied = None if i.events_changed_at is None else i.events_changed_at - bulk_commit
         figures[f"instance.{i.port}.visible.ms"] = ms(i.seen_at)
+        figures[f"instance.{i.port}.first.probe.visible.ms"] = ms(min(i.seen.values()) if i.seen else None)
         figures[f"instance.{i.port}.events"] = f"{events:.0f}"
         figures[f"instance.{i.port}.applied.ms"] = ms(i.events_changed_at)
         figures[f"instance.{i.port}.rate.per.s"] = f"{events / applied:.0f}" if applied and applied > 0 else ""
@@ -147,14 +157,15 @@ def main():
     with open(a.out, "w") as f:
         for k, v in figures.items():
             f.write(f"{k}={v}\n")
-    visible = ", ".join(f":{i.port} {ms(i.seen_at) or 'never'} ms" for i in instances)
+    visible = ", ".join(f":{i.port} {ms(min(i.seen.values())) if i.seen else 'never'}-{ms(i.seen_at) or 'never'} ms"
+                        for i in instances)
     applied = ", ".join(f":{i.port} {i.events_last - i.events_start:.0f} events by {ms(i.events_changed_at) or '?'} ms"
                         for i in instances)
-    print(f"{a.config} round {a.round}: {rows} rows updated; the one-row change was committed"
-          f" {figures['row.commit.after.bulk.ms']} ms after them and served by {visible};"
+    print(f"{a.config} round {a.round}: {rows} rows updated; the {len(probes)} probes' change was committed"
+          f" {figures['row.commit.after.bulk.ms']} ms after them and served (first-last probe) by {visible};"
           f" consumed: {applied}", flush=True)
     if not ok:
-        sys.exit("the one-row change was not served by every instance, or an instance consumed no event, within"
+        sys.exit("the probes' change was not served by every instance, or an instance consumed no event, within"
                  f" {a.timeout:.0f} s")
 
 

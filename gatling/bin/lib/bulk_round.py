@@ -130,6 +130,7 @@ def main():
     bulk_commit = float(bulk_commit)
 
     deadline = time.time() + a.timeout
+    settled = False
     while time.time() < deadline:
         settled = all(i.events_changed_at is not None and time.time() - i.events_changed_at >= a.settle
                       for i in instances)
@@ -141,17 +142,20 @@ def main():
     ms = lambda t: "" if t is None else f"{(t - bulk_commit) * 1000:.0f}"
     figures = {
         "config": a.config, "round": a.round, "rows": rows, "probes": len(probes),
-        "bulk.commit": f"{bulk_commit:.6f}", "row.commit.after.bulk.ms": f"{(row_commit - bulk_commit) * 1000:.0f}",
+        # the large UPDATE's commit, in seconds since the epoch by the database's clock; every *.ms is from it
+        "bulk.commit.epoch.s": f"{bulk_commit:.6f}",
+        "probes.commit.ms": f"{(row_commit - bulk_commit) * 1000:.0f}",
     }
-    ok = True
+    ok = settled
     for i in instances:
         events = i.events_last - i.events_start
-        applied = None if i.events_changed_at is None else i.events_changed_at - bulk_commit
-        figures[f"instance.{i.port}.visible.ms"] = ms(i.seen_at)
-        figures[f"instance.{i.port}.first.probe.visible.ms"] = ms(min(i.seen.values()) if i.seen else None)
+        consumed = None if i.events_changed_at is None else i.events_changed_at - bulk_commit
+        figures[f"instance.{i.port}.served.first.probe.ms"] = ms(min(i.seen.values()) if i.seen else None)
+        figures[f"instance.{i.port}.served.all.probes.ms"] = ms(i.seen_at)
         figures[f"instance.{i.port}.events"] = f"{events:.0f}"
-        figures[f"instance.{i.port}.applied.ms"] = ms(i.events_changed_at)
-        figures[f"instance.{i.port}.rate.per.s"] = f"{events / applied:.0f}" if applied and applied > 0 else ""
+        figures[f"instance.{i.port}.consumed.ms"] = ms(i.events_changed_at)
+        # events over the time to consume them: the end-to-end rate only when every row arrived as an event
+        figures[f"instance.{i.port}.events.per.s"] = f"{events / consumed:.0f}" if consumed and consumed > 0 else ""
         figures[f"instance.{i.port}.poll.errors"] = str(len(i.errors))
         ok = ok and i.seen_at is not None and events > 0
     with open(a.out, "w") as f:
@@ -159,15 +163,45 @@ def main():
             f.write(f"{k}={v}\n")
     visible = ", ".join(f":{i.port} {ms(min(i.seen.values())) if i.seen else 'never'}-{ms(i.seen_at) or 'never'} ms"
                         for i in instances)
-    applied = ", ".join(f":{i.port} {i.events_last - i.events_start:.0f} events by {ms(i.events_changed_at) or '?'} ms"
-                        for i in instances)
+    consumed = ", ".join(f":{i.port} {i.events_last - i.events_start:.0f} events by {ms(i.events_changed_at) or '?'} ms"
+                         for i in instances)
     print(f"{a.config} round {a.round}: {rows} rows updated; the {len(probes)} probes' change was committed"
-          f" {figures['row.commit.after.bulk.ms']} ms after them and served (first-last probe) by {visible};"
-          f" consumed: {applied}", flush=True)
+          f" {figures['probes.commit.ms']} ms after them and served (first-last probe) by {visible};"
+          f" consumed: {consumed}", flush=True)
     if not ok:
-        sys.exit("the probes' change was not served by every instance, or an instance consumed no event, within"
-                 f" {a.timeout:.0f} s")
+        sys.exit("the probes' change was not served by every instance, an instance consumed no event, or the event"
+                 f" counts had not settled for {a.settle:.0f} s, within {a.timeout:.0f} s")
+
+
+def summary(results_dir):
+    """Per configuration, over its rounds: the later instance's figures, median (min-max)."""
+    import glob
+    import statistics
+    rounds = {}
+    for path in sorted(glob.glob(f"{results_dir}/round-*.properties")):
+        with open(path) as f:
+            p = dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line)
+        ports = sorted({k.split(".")[1] for k in p if k.startswith("instance.")})
+        try:
+            served = max(float(p[f"instance.{x}.served.all.probes.ms"]) for x in ports)
+            consumed = max(float(p[f"instance.{x}.consumed.ms"]) for x in ports)
+            events = min(float(p[f"instance.{x}.events"]) for x in ports)
+        except (KeyError, ValueError):
+            continue  # a failed round: its file says what is missing
+        rounds.setdefault(p["config"], []).append((served / 1000, consumed / 1000, events))
+    fmt = lambda xs, unit: (f"{statistics.median(xs):.2f}{unit} ({min(xs):.2f}-{max(xs):.2f})")
+    print("configuration | rounds | served by both instances (last probe) | all consumed | events per s (all rows as"
+          " events only)")
+    for config, rs in rounds.items():
+        served = [r[0] for r in rs]
+        consumed = [r[1] for r in rs]
+        rates = [r[2] / r[1] for r in rs if r[1] > 0]
+        print(f"{config} | {len(rs)} | {fmt(served, ' s')} | {fmt(consumed, ' s')} | "
+              f"{statistics.median(rates):.0f} ({min(rates):.0f}-{max(rates):.0f})")
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == "--summary":
+        summary(sys.argv[2])
+    else:
+        main()

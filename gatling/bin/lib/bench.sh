@@ -186,6 +186,16 @@ bench_start_platform() {
   # subscribes to. So: launch the service (it boots while the coupon data is generated), wait for its
   # schema, start the connector, then wait for the service.
   bench_launch_ticket "$ticket_mode" || return 1
+  bench_generate_coupons || return 1
+  bench_lag_setup || return 1
+  platform_await_table ticket_db car_exchange_detail ticket-orchestrator || return 1
+  # shellcheck disable=SC2086
+  platform_start_connector "$CONNECTOR_PORT" $CAPTURED_TABLES || return 1
+  platform_await_app ticket-orchestrator "$TICKET_PORT"
+}
+
+# Fills coupon_db (which must exist) with coupon-service's generator, plan $COUPON_DATA.
+bench_generate_coupons() {
   bench_log "generating coupon data ($COUPON_DATA) ..."
   local started=$SECONDS
   java -Xmx1g -jar "$(platform_jar coupon-service)" --coupon.generate="$COUPON_DATA" \
@@ -194,11 +204,6 @@ bench_start_platform() {
       > "$BENCH_DIR/logs/coupon-generator.log" 2>&1 \
       || { bench_log "coupon data generation failed (log: $BENCH_DIR/logs/coupon-generator.log)"; return 1; }
   bench_log "coupon data generated in $((SECONDS - started)) s"
-  bench_lag_setup || return 1
-  platform_await_table ticket_db car_exchange_detail ticket-orchestrator || return 1
-  # shellcheck disable=SC2086
-  platform_start_connector "$CONNECTOR_PORT" $CAPTURED_TABLES || return 1
-  platform_await_app ticket-orchestrator "$TICKET_PORT"
 }
 
 # Starts (or restarts) the coupon-service instances in a cache mode, all booting at once:

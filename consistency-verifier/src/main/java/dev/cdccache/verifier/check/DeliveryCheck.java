@@ -107,7 +107,7 @@ public final class DeliveryCheck {
         return owingWindow(windows, start, end) != null;
     }
 
-    /** The {@code [readyAt, caughtUpTo]} window of the incarnation a change committed in {@code [start, end]} is owed to. */
+    /** The {@code [readyAt, caughtUpTo]} window of the incarnation a change committed in [start, end] is owed to. */
     private static long[] owingWindow(List<long[]> windows, long start, long end) {
         for (long[] window : windows) {
             if (start >= window[0] && end <= window[1]) {

@@ -461,8 +461,8 @@ public final class Writer implements Runnable {
 
     /**
      * The GTID of this session's last transaction: one of several rows (a bulk update, a refill) may be coalesced by
-     * the connector, and its coalesced eviction names it. {@code null} if it cannot be read (then a coalesced bulk shows as missing events, with
-     * examples, rather than being passed unchecked).
+     * the connector, and its coalesced eviction names it. {@code null} if it cannot be read (then a coalesced bulk
+     * shows as missing events, with examples, rather than being passed unchecked).
      */
     private String lastGtid() {
         try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SELECT @@last_gtid")) {

@@ -5,10 +5,16 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.LoggerContextListener;
+import ch.qos.logback.classic.turbo.TurboFilter;
 import ch.qos.logback.core.UnsynchronizedAppenderBase;
+import ch.qos.logback.core.spi.FilterReply;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.LoggerFactory;
+import org.slf4j.Marker;
 
 /**
  * Notices a row change that the binlog holds as an SQL statement instead of as rows. That happens when a writer's
@@ -27,6 +33,13 @@ import org.slf4j.LoggerFactory;
  * nothing until a warning is logged. So that quiet logging settings do not hide the warning, the detector keeps that
  * logger at WARN or more verbose (a level change or a reset of the logging context puts it back, and the appender
  * too); the warning then also reaches the application's appenders, where it belongs.
+ *
+ * <p>A turbo filter of the application decides before any level, so no level can undo one that denies the warning
+ * (a {@code DuplicateMessageFilter} does once the same statement repeats). While the application has turbo filters,
+ * the detector keeps its own {@link Passage} first in their list: it accepts that one warning, so that no later
+ * filter is asked about it, and is neutral for everything else. With no other turbo filter it is removed again, so
+ * the chain stays empty and costs nothing. The list is checked on every reset and level change of the logging
+ * context and, for a filter added by code at any other time, once a second.
  */
 public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILoggingEvent>
         implements LoggerContextListener {
@@ -41,12 +54,18 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
 
     private static final org.slf4j.Logger log = LoggerFactory.getLogger(StatementEventDetector.class);
 
+    /** How often the turbo filter list is checked besides on resets and level changes. */
+    static final long PASSAGE_CHECK_MILLIS = 1_000;
+
     private final Consumer<String> onStatement;
+    /** Replaced by a new instance whenever it is put first, so that the old one can be removed by identity. */
+    private volatile Passage passage = new Passage();
+    private ScheduledExecutorService passageCheck;
     private volatile boolean installed;
     /** The context was stopped: that drops every listener, this one too, whether reset-resistant or not. */
     private volatile boolean contextStopped;
-    /** The turbo filters last warned about, so that a reconfiguration with the same ones does not warn again. */
-    private volatile List<String> turboFiltersWarnedAbout = List.of();
+    /** The application's turbo filters last named, so that a reconfiguration with the same ones is not logged again. */
+    private volatile List<String> turboFiltersNamed = List.of();
 
     /** @param onStatement called with the statement's SQL, on the thread that reads the binlog */
     StatementEventDetector(Consumer<String> onStatement) {
@@ -66,14 +85,32 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         detector.installed = true;
         context.addListener(detector);
         detector.attach(context);
+        detector.passageCheck = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "cdc-statement-warning-passage");
+            thread.setDaemon(true);
+            return thread;
+        });
+        detector.passageCheck.scheduleWithFixedDelay(() -> {
+            try {
+                detector.keepPassageFirst(context);
+            } catch (RuntimeException e) { // a failed run would end the schedule
+                log.warn("Could not check the Logback turbo filter list", e);
+            }
+        }, PASSAGE_CHECK_MILLIS, PASSAGE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
         return detector;
     }
 
     public void uninstall() {
         installed = false;
+        if (passageCheck != null) {
+            passageCheck.shutdownNow();
+        }
         if (getContext() instanceof LoggerContext context) {
             context.removeListener(this);
             context.getLogger(DEBEZIUM_LOGGER).detachAppender(this);
+            synchronized (this) { // after a check in progress, which may still have put it first
+                context.getTurboFilterList().remove(passage);
+            }
         }
         stop();
     }
@@ -117,27 +154,75 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
             log.info("Logger {} kept at WARN instead of {}: its warning about row changes the binlog holds as"
                     + " statements is how the connector notices them", DEBEZIUM_LOGGER, configured);
         }
-        warnAboutTurboFilters(context);
+        keepPassageFirst(context);
     }
 
     /**
-     * A turbo filter decides before any logger or appender: one that denies the warning (a duplicate-message filter
-     * after a few repeats, a marker or MDC filter) hides a statement from the connector, and no level this detector
-     * sets can undo that. Which filter would deny it is not knowable without calling it, which would change the
-     * state of a counting filter, so any turbo filter is named once.
+     * Puts {@link #passage} first in the turbo filter list while the application has turbo filters of its own, and
+     * takes it out when it has none. Which filter would deny the warning is not knowable without calling it, which
+     * would change the state of a counting filter, so every filter is kept behind the passage and named once.
      */
-    private void warnAboutTurboFilters(LoggerContext context) {
-        List<String> filters = context.getTurboFilterList().stream()
+    void keepPassageFirst(LoggerContext context) {
+        List<String> toName = placePassage(context);
+        if (toName != null) { // logged outside the lock: logging takes the appenders' locks
+            log.info("Logback turbo filters are configured: {}. The connector keeps its own turbo filter first, so"
+                    + " that none of them can deny the WARN of logger {} about row changes the binlog holds as"
+                    + " statements, which is how the connector notices them", toName, DEBEZIUM_LOGGER);
+        }
+    }
+
+    /** @return the application's turbo filters if they are to be named, {@code null} if not */
+    private synchronized List<String> placePassage(LoggerContext context) {
+        if (!installed) {
+            return null;
+        }
+        List<TurboFilter> filters = context.getTurboFilterList();
+        List<String> others = filters.stream().filter(f -> !(f instanceof Passage))
                 .map(f -> f.getName() != null ? f.getName() + " (" + f.getClass().getName() + ")"
                         : f.getClass().getName())
                 .toList();
-        if (!filters.isEmpty() && !filters.equals(turboFiltersWarnedAbout)) {
-            log.warn("Logback turbo filters are configured: {}. A turbo filter that denies the WARN of logger {} (for"
-                    + " example a DuplicateMessageFilter once the same statement repeats) hides row changes the binlog"
-                    + " holds as statements from the connector, and their rows stay cached everywhere. Make each"
-                    + " filter let that logger's warnings through.", filters, DEBEZIUM_LOGGER);
+        if (others.isEmpty()) {
+            filters.remove(passage);
+        } else if (filters.isEmpty() || filters.get(0) != passage) {
+            // The new one goes first before the old one leaves, so that the warning is never without a passage
+            Passage previous = passage;
+            Passage first = new Passage();
+            first.setContext(context);
+            first.start();
+            filters.add(0, first);
+            passage = first;
+            filters.remove(previous);
         }
-        turboFiltersWarnedAbout = filters;
+        boolean name = !others.isEmpty() && !others.equals(turboFiltersNamed);
+        turboFiltersNamed = others;
+        return name ? others : null;
+    }
+
+    /** Whether the passage is in force: first among the context's turbo filters, or none are configured. */
+    boolean passageHolds() {
+        if (!(getContext() instanceof LoggerContext context)) {
+            return false;
+        }
+        List<TurboFilter> filters = context.getTurboFilterList();
+        return filters.isEmpty() || filters.get(0) == passage;
+    }
+
+    /**
+     * The turbo filter kept first in the list: accepts Debezium's warning about a statement in the binlog, so that
+     * no filter after it is asked, nor the level; neutral for every other logging call (one reference comparison).
+     */
+    static final class Passage extends TurboFilter {
+
+        Passage() {
+            setName("cdc-statement-warning-passage");
+        }
+
+        @Override
+        public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params,
+                Throwable t) {
+            return level == Level.WARN && DEBEZIUM_LOGGER.equals(logger.getName()) && DEBEZIUM_TEMPLATE.equals(format)
+                    ? FilterReply.ACCEPT : FilterReply.NEUTRAL;
+        }
     }
 
     @Override

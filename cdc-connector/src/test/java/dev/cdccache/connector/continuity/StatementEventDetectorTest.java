@@ -2,6 +2,7 @@ package dev.cdccache.connector.continuity;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
@@ -11,12 +12,16 @@ import ch.qos.logback.core.read.ListAppender;
 import ch.qos.logback.classic.util.ContextInitializer;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import ch.qos.logback.classic.turbo.TurboFilter;
+import ch.qos.logback.core.spi.FilterReply;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
+import org.slf4j.Marker;
 import org.springframework.boot.logging.LoggingInitializationContext;
 import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.core.env.StandardEnvironment;
@@ -139,19 +144,26 @@ class StatementEventDetectorTest {
     }
 
     @Test
-    void aTurboFilterThatCouldDenyTheWarningIsNamedInAWarningAtInstall() {
+    void aDuplicateMessageFilterCannotHideARepeatedStatement() {
         DuplicateMessageFilter duplicates = new DuplicateMessageFilter();
         duplicates.setName("repeats");
+        duplicates.setAllowedRepetitions(0);
         duplicates.start();
         ListAppender<ILoggingEvent> logged = new ListAppender<>();
         logged.start();
         ch.qos.logback.classic.Logger own = context().getLogger(StatementEventDetector.class);
         own.addAppender(logged);
         context().addTurboFilter(duplicates);
-        StatementEventDetector detector = StatementEventDetector.install(sql -> { });
+        List<String> seen = new ArrayList<>();
+        StatementEventDetector detector = StatementEventDetector.install(seen::add);
         try {
             context().getLogger("io.debezium").setLevel(Level.INFO); // a level change with the same filters
-            assertThat(logged.list).filteredOn(e -> e.getLevel() == Level.WARN)
+            for (int i = 0; i < 5; i++) {
+                context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER)
+                        .warn(StatementEventDetector.DEBEZIUM_TEMPLATE, "UPDATE t SET a = a + 1");
+            }
+            assertThat(seen).hasSize(5);
+            assertThat(logged.list).filteredOn(e -> e.getFormattedMessage().contains("turbo filters are configured"))
                     .singleElement()
                     .satisfies(e -> assertThat(e.getFormattedMessage())
                             .contains("repeats (" + DuplicateMessageFilter.class.getName() + ")")
@@ -161,6 +173,38 @@ class StatementEventDetectorTest {
             detector.uninstall();
             context().getTurboFilterList().remove(duplicates);
             own.detachAppender(logged);
+        }
+        assertThat(context().getTurboFilterList()).as("uninstall takes the passage out").isEmpty();
+    }
+
+    @Test
+    void aTurboFilterAddedByCodeAfterInstallIsPutBehindThePassage() {
+        TurboFilter denyAll = new TurboFilter() {
+            @Override
+            public FilterReply decide(Marker marker, ch.qos.logback.classic.Logger logger, Level level, String format,
+                    Object[] params, Throwable t) {
+                return FilterReply.DENY;
+            }
+        };
+        denyAll.start();
+        List<String> seen = new ArrayList<>();
+        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        try {
+            context().addTurboFilter(denyAll); // no reset, no level change: only the periodic check sees it
+            await().atMost(Duration.ofMillis(5 * StatementEventDetector.PASSAGE_CHECK_MILLIS))
+                    .until(detector::passageHolds);
+            context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER)
+                    .warn(StatementEventDetector.DEBEZIUM_TEMPLATE, "DELETE FROM t WHERE a = 1");
+            context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER).warn("Some other warning");
+            assertThat(seen).containsExactly("DELETE FROM t WHERE a = 1");
+
+            context().getTurboFilterList().remove(denyAll);
+            await().atMost(Duration.ofMillis(5 * StatementEventDetector.PASSAGE_CHECK_MILLIS))
+                    .untilAsserted(() -> assertThat(context().getTurboFilterList())
+                            .as("with no filter of the application's, none of the connector's either").isEmpty());
+        } finally {
+            context().getTurboFilterList().remove(denyAll);
+            detector.uninstall();
         }
     }
 

@@ -22,8 +22,17 @@ public final class CommittedHistory {
     private final KeyHistory stats;
     private final LongList[] expectedEvents;
     private final LongList truncations = new LongList();
-    /** GTIDs of committed transactions a connector may coalesce, by their commit start (unique per commit). */
-    private final Map<Long, String> coalescible = new ConcurrentHashMap<>();
+    /** Committed transactions a connector may coalesce, by their commit start (unique per commit). */
+    private final Map<Long, Coalescible> coalescible = new ConcurrentHashMap<>();
+
+    /**
+     * A transaction of several row changes that a connector may coalesce.
+     *
+     * @param gtid its GTID, which its coalesced eviction names
+     * @param rows the rows of the table it changed: each is one row event in the binlog
+     */
+    public record Coalescible(String gtid, int rows) {
+    }
 
     /**
      * @param idSpace ids are 1..idSpace
@@ -86,12 +95,12 @@ public final class CommittedHistory {
      * row changes after the first ones as one table-wide eviction (docs/connector.md, "Large transactions"), which
      * delivers every change of the transaction that did not arrive as a row event.
      */
-    public void expectCoalescible(long commitStart, String gtid) {
-        coalescible.put(commitStart, gtid);
+    public void expectCoalescible(long commitStart, String gtid, int rows) {
+        coalescible.put(commitStart, new Coalescible(gtid, rows));
     }
 
-    /** The GTID of the coalescible transaction that started at {@code commitStart}, or {@code null}. */
-    public String coalescibleTransaction(long commitStart) {
+    /** The coalescible transaction that started at {@code commitStart}, or {@code null}. */
+    public Coalescible coalescibleTransaction(long commitStart) {
         return coalescible.get(commitStart);
     }
 

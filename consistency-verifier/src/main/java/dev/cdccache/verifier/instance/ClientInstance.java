@@ -317,7 +317,7 @@ public final class ClientInstance implements AutoCloseable {
             return;
         }
         if (event.coalesced() != null) {
-            received.coalescedEviction(event.coalesced().transaction(), now);
+            received.coalescedEviction(event.coalesced().transaction(), now, event.coalesced().rowsPublished());
             return;
         }
         JsonNode after = event.after();

@@ -13,7 +13,10 @@ public final class ReceivedEvents {
 
     private final LongList[] byId;
     private final LongList truncations = new LongList();
-    /** When each coalesced eviction was applied, by transaction (a connector restart may publish one again). */
+    /**
+     * When each coalesced eviction was applied and how many row events it says came before it, as pairs, by
+     * transaction (a connector restart may publish one again).
+     */
     private final Map<String, LongList> coalesced = new ConcurrentHashMap<>();
 
     public ReceivedEvents(int idSpace) {
@@ -37,30 +40,37 @@ public final class ReceivedEvents {
 
     /**
      * Records a coalesced eviction applied at {@code appliedAt} (a {@code RunClock} stamp) for {@code transaction}
-     * (its GTID; empty when the event names none).
+     * (its GTID; empty when the event names none), after {@code rowsPublished} row events of the transaction, as the
+     * connector counted them ({@code -1}: not said).
      */
-    public void coalescedEviction(String transaction, long appliedAt) {
+    public void coalescedEviction(String transaction, long appliedAt, long rowsPublished) {
         if (!transaction.isEmpty()) {
-            coalesced.computeIfAbsent(transaction, t -> new LongList()).add(appliedAt);
+            coalesced.computeIfAbsent(transaction, t -> new LongList()).add(appliedAt, rowsPublished);
         }
     }
 
     /**
-     * Whether a coalesced eviction of {@code transaction} was applied between {@code from} and {@code to} (inclusive;
-     * {@code false} for {@code null}): one applied by a later incarnation does not deliver a change owed to an earlier.
+     * The most row events any coalesced eviction of {@code transaction} applied between {@code from} and {@code to}
+     * (inclusive) says came before it ({@code 0} where it does not say); {@link #NOT_EVICTED} if none was applied
+     * then, or for {@code null}. One applied by a later incarnation does not deliver a change owed to an earlier.
      */
-    public boolean evictedAsCoalesced(String transaction, long from, long to) {
+    public long coalescedAfterRows(String transaction, long from, long to) {
         LongList applied = transaction == null ? null : coalesced.get(transaction);
         if (applied == null) {
-            return false;
+            return NOT_EVICTED;
         }
-        for (long at : applied.toArray()) {
-            if (at >= from && at <= to) {
-                return true;
+        long rows = NOT_EVICTED;
+        long[] pairs = applied.toArray();
+        for (int i = 0; i < pairs.length; i += 2) {
+            if (pairs[i] >= from && pairs[i] <= to) {
+                rows = Math.max(rows, Math.max(0, pairs[i + 1]));
             }
         }
-        return false;
+        return rows;
     }
+
+    /** {@link #coalescedAfterRows}: no coalesced eviction of the transaction was applied in the window. */
+    public static final long NOT_EVICTED = -1;
 
     public long[] events(long id) {
         return byId[(int) id].toArray();

@@ -446,7 +446,7 @@ public final class Writer implements Runnable {
         long end = clock.now();
         pending.complete(end);
         if (gtid != null) {
-            history.expectCoalescible(start, gtid);
+            history.expectCoalescible(start, gtid, changes.size());
         }
         if (truncate) {
             history.expectTruncation(start, end);

@@ -64,12 +64,12 @@ class DeliveryCheckTest {
             history.expectEvent(id, 5, 100, 110);
             history.expectEvent(id, 6, 300, 310);
         }
-        history.expectCoalescible(100, "0-1-7");
-        history.expectCoalescible(300, "0-1-9");
+        history.expectCoalescible(100, "0-1-7", 4);
+        history.expectCoalescible(300, "0-1-9", 4);
         received.event(1, 5);
         received.event(2, 5);
-        received.coalescedEviction("0-1-7", 120);
-        received.coalescedEviction("0-1-8", 130); // another transaction's eviction covers nothing here
+        received.coalescedEviction("0-1-7", 120, 2);
+        received.coalescedEviction("0-1-8", 130, 0); // another transaction's eviction covers nothing here
         received.event(1, 6);
 
         DeliveryCheck.Result result = check(List.of(new long[] {50, Long.MAX_VALUE}), 1000);
@@ -83,12 +83,51 @@ class DeliveryCheckTest {
     @Test
     void aCoalescedEvictionAppliedByALaterIncarnationDoesNotDeliverToAnEarlierOne() {
         history.expectEvent(1, 5, 100, 110);
-        history.expectCoalescible(100, "0-1-7");
-        received.coalescedEviction("0-1-7", 600); // published again after a connector restart, seen only later
+        history.expectCoalescible(100, "0-1-7", 1);
+        received.coalescedEviction("0-1-7", 600, 0); // published again after a connector restart, seen only later
 
         DeliveryCheck.Result result = check(List.of(new long[] {50, 300}, new long[] {500, Long.MAX_VALUE}), 1000);
 
         assertThat(result.coveredByCoalescedEviction()).isZero();
+        assertThat(result.missing()).isEqualTo(1);
+    }
+
+    @Test
+    void rowEventsAnEvictionSaysWerePublishedBeforeItAreStillOwed() {
+        // a bulk update of ids 1-4; its eviction says 2 row events came before it, but only id 1's arrived
+        for (long id = 1; id <= 4; id++) {
+            history.expectEvent(id, 5, 100, 110);
+        }
+        history.expectCoalescible(100, "0-1-7", 4);
+        received.event(1, 5);
+        received.coalescedEviction("0-1-7", 120, 2);
+
+        DeliveryCheck.Result result = check(List.of(new long[] {50, Long.MAX_VALUE}), 1000);
+
+        assertThat(result.expected()).isEqualTo(4);
+        assertThat(result.coveredByCoalescedEviction()).as("rows 3 and 4").isEqualTo(2);
+        assertThat(result.missing()).isEqualTo(1);
+        assertThat(result.examples()).singleElement().satisfies(e -> assertThat(e)
+                .contains("never received 1 of the row events transaction 0-1-7")
+                .contains("says 2 came before it, but 3 of its rows arrived as no row event"));
+    }
+
+    @Test
+    void theLargestCountOfTheEvictionsAppliedInTheWindowBoundsWhatTheyDeliver() {
+        // evicted twice (a connector restart): the second publication counted 3 row events of its own before it
+        for (long id = 1; id <= 4; id++) {
+            history.expectEvent(id, 5, 100, 110);
+        }
+        history.expectCoalescible(100, "0-1-7", 4);
+        received.event(1, 5);
+        received.event(2, 5);
+        received.coalescedEviction("0-1-7", 120, 1);
+        received.coalescedEviction("0-1-7", 140, 3);
+        received.coalescedEviction("0-1-7", 9000, 4); // after the instance's window: says nothing about it
+
+        DeliveryCheck.Result result = check(List.of(new long[] {50, 1000}), 1000);
+
+        assertThat(result.coveredByCoalescedEviction()).isEqualTo(1);
         assertThat(result.missing()).isEqualTo(1);
     }
 

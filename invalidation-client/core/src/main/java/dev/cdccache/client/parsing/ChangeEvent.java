@@ -38,11 +38,18 @@ public record ChangeEvent(String topic, int partition, long offset, Operation op
      * @param transaction the transaction it stands for (its GTID, or {@code file:pos}); empty if not given
      * @param eviction the publication it belongs to, shared by its copies on the topic's partitions; empty if not
      *        given (then every copy evicts)
+     * @param rowsPublished how many row events of the table the transaction published before the eviction, as the
+     *        connector counted them (informative: a client does not need it); {@code -1} if not given
      */
-    public record Coalesced(String transaction, String eviction) {
+    public record Coalesced(String transaction, String eviction, long rowsPublished) {
         public Coalesced {
             transaction = transaction == null ? "" : transaction;
             eviction = eviction == null ? "" : eviction;
+        }
+
+        /** A marker without {@code rows_published}. */
+        public Coalesced(String transaction, String eviction) {
+            this(transaction, eviction, -1);
         }
     }
 

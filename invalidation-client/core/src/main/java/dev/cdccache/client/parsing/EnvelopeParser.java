@@ -211,8 +211,8 @@ public final class EnvelopeParser {
     }
 
     /**
-     * The {@code coalesced} marker: an object (its {@code transaction} and {@code eviction} strings, other fields
-     * ignored), or {@code null} when the field is {@code null} or not an object (then the event is read like any
+     * The {@code coalesced} marker: an object (its {@code transaction} and {@code eviction} strings and its
+     * {@code rows_published} number, other fields ignored), or {@code null} when the field is {@code null} or not an object (then the event is read like any
      * reduced event: its {@code truncated_columns} still evict).
      */
     private static ChangeEvent.Coalesced coalesced(JsonParser p, JsonToken token) {
@@ -222,16 +222,18 @@ public final class EnvelopeParser {
         }
         String transaction = null;
         String eviction = null;
+        long rowsPublished = -1;
         String name;
         while ((name = p.nextName()) != null) {
             JsonToken value = p.nextToken();
             switch (name) {
                 case CoalescedEviction.TRANSACTION -> transaction = string(p, value);
                 case CoalescedEviction.EVICTION -> eviction = string(p, value);
+                case CoalescedEviction.ROWS_PUBLISHED -> rowsPublished = number(p, value);
                 default -> p.skipChildren();
             }
         }
-        return new ChangeEvent.Coalesced(transaction, eviction);
+        return new ChangeEvent.Coalesced(transaction, eviction, rowsPublished);
     }
 
     /** A row image: the kept columns with the values a tree parse holds; the others skipped undecoded. */
@@ -312,7 +314,7 @@ public final class EnvelopeParser {
     }
 
     /**
-     * An epoch-millisecond field, or {@code -1}: absent, not an integer, or beyond a long (a {@code ts_ms} of
+     * An epoch-millisecond field or a count, or {@code -1}: absent, not an integer, or beyond a long (a {@code ts_ms} of
      * 2^70 must not throw from deep inside the consumer loop). The parser types an integer by the smallest of
      * int, long and big integer that holds it, so a big integer never fits a long.
      */

@@ -38,9 +38,13 @@ class EnvelopeParserTest {
         ChangeEvent event = parse("""
                 {"before":null,"after":null,"source":{"gtid":"0-1-77"},"op":"u","truncated_columns":["*"],
                  "coalesced":{"transaction":"0-1-77","eviction":"e-1","rows_published":10000,"partitions":3,"new":{}}}""");
-        assertThat(event.coalesced()).isEqualTo(new ChangeEvent.Coalesced("0-1-77", "e-1"));
+        assertThat(event.coalesced()).isEqualTo(new ChangeEvent.Coalesced("0-1-77", "e-1", 10000));
         assertThat(event.truncatedColumns()).containsExactly("*");
         assertThat(parse("{\"op\":\"u\",\"coalesced\":{}}").coalesced()).isEqualTo(new ChangeEvent.Coalesced("", ""));
+        assertThat(parse("{\"op\":\"u\",\"coalesced\":{\"rows_published\":\"7\"}}").coalesced().rowsPublished())
+                .isEqualTo(-1);
+        assertThat(parse("{\"op\":\"u\",\"coalesced\":{\"rows_published\":123456789012345678901234}}").coalesced()
+                .rowsPublished()).isEqualTo(-1);
         assertThat(parse("{\"op\":\"u\",\"coalesced\":null}").coalesced()).isNull();
         assertThat(parse("{\"op\":\"u\",\"coalesced\":[1]}").coalesced()).isNull();
         assertThat(parse("{\"op\":\"u\"}").coalesced()).isNull();

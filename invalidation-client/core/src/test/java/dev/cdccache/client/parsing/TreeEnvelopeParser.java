@@ -78,8 +78,10 @@ public final class TreeEnvelopeParser {
         if (node == null || !node.isObject()) {
             return null;
         }
+        JsonNode rows = node.get(CoalescedEviction.ROWS_PUBLISHED);
         return new ChangeEvent.Coalesced(text(node.get(CoalescedEviction.TRANSACTION)),
-                text(node.get(CoalescedEviction.EVICTION)));
+                text(node.get(CoalescedEviction.EVICTION)),
+                rows != null && rows.isIntegralNumber() ? rows.asLong() : -1);
     }
 
     /**

@@ -420,6 +420,7 @@ public final class Writer implements Runnable {
         }
         pending.append(history.ofStats(), model.statsToken());
         boolean committed;
+        boolean statementFailed = false;
         String gtid = null;
         try {
             statements.run();
@@ -429,6 +430,7 @@ public final class Writer implements Runnable {
                 gtid = lastGtid();
             }
         } catch (SQLException e) {
+            statementFailed = true;
             statistics.failed();
             LOG.warn("{} of {} rows failed ({}); finding out whether it committed", kind, changes.size(), e.toString());
             safeRollback();
@@ -447,6 +449,9 @@ public final class Writer implements Runnable {
         pending.complete(end);
         if (gtid != null) {
             history.expectCoalescible(start, gtid, changes.size());
+        } else if (!truncate && changes.size() > 1 && statementFailed) {
+            // committed although its commit failed: the new session cannot read its GTID
+            history.expectCoalescible(start, null, changes.size());
         }
         if (truncate) {
             history.expectTruncation(start, end);

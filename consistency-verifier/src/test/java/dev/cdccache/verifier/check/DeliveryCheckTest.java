@@ -131,6 +131,34 @@ class DeliveryCheckTest {
         assertThat(result.missing()).isEqualTo(1);
     }
 
+    @Test
+    void aTransactionWithItsGtidUnknownIsDeliveredOnlyByTheEvictionOfATransactionNotRecorded() {
+        // ids 1-3 in a bulk whose commit failed yet committed (GTID unknown); ids 4-5 in a recorded bulk 0-1-7
+        for (long id = 1; id <= 3; id++) {
+            history.expectEvent(id, 5, 100, 110);
+        }
+        history.expectCoalescible(100, null, 3);
+        history.expectEvent(4, 5, 200, 210);
+        history.expectEvent(5, 5, 200, 210);
+        history.expectCoalescible(200, "0-1-7", 2);
+        received.coalescedEviction("0-1-7", 220, 0); // the recorded bulk's own: delivers ids 4-5, not 1-3
+
+        DeliveryCheck.Result before = check(List.of(new long[] {50, Long.MAX_VALUE}), 1000);
+
+        assertThat(before.missing()).as("without an eviction of an unrecorded transaction").isEqualTo(3);
+        assertThat(before.coveredByCoalescedEviction()).isEqualTo(2);
+        assertThat(before.coveredByUnidentifiedEviction()).isZero();
+
+        received.coalescedEviction("0-1-20", 130, 1); // not recorded by the writer; one row event came before it
+        received.event(2, 5);
+
+        DeliveryCheck.Result after = check(List.of(new long[] {50, Long.MAX_VALUE}), 1000);
+
+        assertThat(after.missing()).isZero();
+        assertThat(after.coveredByCoalescedEviction()).isEqualTo(4);
+        assertThat(after.coveredByUnidentifiedEviction()).isEqualTo(2);
+    }
+
     private DeliveryCheck.Result check(List<long[]> windows, long caughtUpTo) {
         return DeliveryCheck.check("instance-1", windows, received, history, caughtUpTo, clock);
     }

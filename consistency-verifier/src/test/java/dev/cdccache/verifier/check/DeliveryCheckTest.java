@@ -60,12 +60,8 @@ class DeliveryCheckTest {
     void rowsOfACoalescedTransactionAreDeliveredByItsEvictionAndOnlyByItsOwn() {
         // a bulk update (commit 100..110, GTID 0-1-7) of ids 1-4: rows 1-2 arrived as row events, the rest as the
         // transaction's coalesced eviction; another bulk (0-1-9) whose eviction never came
-        for (long id = 1; id <= 4; id++) {
-            history.expectEvent(id, 5, 100, 110);
-            history.expectEvent(id, 6, 300, 310);
-        }
-        history.expectCoalescible(100, "0-1-7", 4);
-        history.expectCoalescible(300, "0-1-9", 4);
+        bulk(1, 4, 5, 100, "0-1-7");
+        bulk(1, 4, 6, 300, "0-1-9");
         received.event(1, 5);
         received.event(2, 5);
         received.coalescedEviction("0-1-7", 120, 2);
@@ -95,10 +91,7 @@ class DeliveryCheckTest {
     @Test
     void rowEventsAnEvictionSaysWerePublishedBeforeItAreStillOwed() {
         // a bulk update of ids 1-4; its eviction says 2 row events came before it, but only id 1's arrived
-        for (long id = 1; id <= 4; id++) {
-            history.expectEvent(id, 5, 100, 110);
-        }
-        history.expectCoalescible(100, "0-1-7", 4);
+        bulk(1, 4, 5, 100, "0-1-7");
         received.event(1, 5);
         received.coalescedEviction("0-1-7", 120, 2);
 
@@ -115,10 +108,7 @@ class DeliveryCheckTest {
     @Test
     void theLargestCountOfTheEvictionsAppliedInTheWindowBoundsWhatTheyDeliver() {
         // evicted twice (a connector restart): the second publication counted 3 row events of its own before it
-        for (long id = 1; id <= 4; id++) {
-            history.expectEvent(id, 5, 100, 110);
-        }
-        history.expectCoalescible(100, "0-1-7", 4);
+        bulk(1, 4, 5, 100, "0-1-7");
         received.event(1, 5);
         received.event(2, 5);
         received.coalescedEviction("0-1-7", 120, 1);
@@ -134,13 +124,8 @@ class DeliveryCheckTest {
     @Test
     void aTransactionWithItsGtidUnknownIsDeliveredOnlyByTheEvictionOfATransactionNotRecorded() {
         // ids 1-3 in a bulk whose commit failed yet committed (GTID unknown); ids 4-5 in a recorded bulk 0-1-7
-        for (long id = 1; id <= 3; id++) {
-            history.expectEvent(id, 5, 100, 110);
-        }
-        history.expectCoalescible(100, null, 3);
-        history.expectEvent(4, 5, 200, 210);
-        history.expectEvent(5, 5, 200, 210);
-        history.expectCoalescible(200, "0-1-7", 2);
+        bulk(1, 3, 5, 100, null);
+        bulk(4, 5, 5, 200, "0-1-7");
         received.coalescedEviction("0-1-7", 220, 0); // the recorded bulk's own: delivers ids 4-5, not 1-3
 
         DeliveryCheck.Result before = check(List.of(new long[] {50, Long.MAX_VALUE}), 1000);
@@ -157,6 +142,14 @@ class DeliveryCheckTest {
         assertThat(after.missing()).isZero();
         assertThat(after.coveredByCoalescedEviction()).isEqualTo(4);
         assertThat(after.coveredByUnidentifiedEviction()).isEqualTo(2);
+    }
+
+    /** A committed bulk of ids {@code first..last} to {@code version}, commit {@code start..start+10}. */
+    private void bulk(long first, long last, long version, long start, String gtid) {
+        for (long id = first; id <= last; id++) {
+            history.expectEvent(id, version, start, start + 10);
+        }
+        history.expectCoalescible(start, gtid, (int) (last - first + 1));
     }
 
     private DeliveryCheck.Result check(List<long[]> windows, long caughtUpTo) {

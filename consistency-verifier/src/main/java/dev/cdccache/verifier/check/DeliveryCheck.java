@@ -7,10 +7,8 @@ import dev.cdccache.verifier.instance.ReceivedEvents;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * "Nothing lost": every change the writer committed while an instance was live reached that instance.
@@ -22,16 +20,14 @@ import java.util.Set;
  * caches. Duplicates are allowed; a truncation is matched by any truncation applied after its commit began. A
  * change that did not arrive as a row event is delivered by a coalesced eviction of its transaction (the connector
  * replaced the transaction's remaining rows by one table-wide eviction), counted apart; but only as many of the
- * transaction's rows as the eviction did not say were published before it as row events: those must have arrived.
- * A transaction whose GTID the writer could not read (its commit failed, yet it had committed) is matched by the
- * eviction of any transaction the writer did not record, counted apart again.
+ * transaction's rows as the eviction did not say were published before it as row events: those must have arrived
+ * (the connector counts anew when it resumes inside a transaction, so this bounds only the last publication).
  */
 public final class DeliveryCheck {
 
     /** The outcome for one instance. */
     public record Result(String instance, long expected, long received, long missing, long expectedTruncations,
-            long missingTruncations, long coveredByCoalescedEviction, long coveredByUnidentifiedEviction,
-            List<String> examples) {
+            long missingTruncations, long coveredByCoalescedEviction, List<String> examples) {
     }
 
     private DeliveryCheck() {
@@ -57,10 +53,6 @@ public final class DeliveryCheck {
         // per coalesced transaction (by commit start): its rows not received as row events, and the row events its
         // eviction says came before it
         Map<Long, long[]> notReceivedOfCoalesced = new HashMap<>();
-        // evictions of transactions the writer has no GTID for: candidates for its unidentified ones
-        Set<String> unidentified = new HashSet<>(received.coalescedTransactions());
-        unidentified.removeAll(history.coalescibleGtids());
-        long coveredByUnidentified = 0;
         for (long id = 1; id <= history.idSpace(); id++) {
             long[] owed = history.expectedEvents(id);
             if (owed.length == 0) {
@@ -80,17 +72,7 @@ public final class DeliveryCheck {
                 if (Arrays.binarySearch(got, code) < 0) {
                     // applied by the incarnation the change is owed to: after the commit began, within its window
                     CommittedHistory.Coalescible tx = history.coalescibleTransaction(start);
-                    long rowsBefore = ReceivedEvents.NOT_EVICTED;
-                    if (tx != null && tx.gtid() != null) {
-                        rowsBefore = received.coalescedAfterRows(tx.gtid(), start, window[1]);
-                    } else if (tx != null) {
-                        for (String other : unidentified) {
-                            rowsBefore = Math.max(rowsBefore, received.coalescedAfterRows(other, start, window[1]));
-                        }
-                        if (rowsBefore != ReceivedEvents.NOT_EVICTED) {
-                            coveredByUnidentified++;
-                        }
-                    }
+                    long rowsBefore = received.coalescedAfterRows(tx == null ? null : tx.gtid(), start, window[1]);
                     if (rowsBefore != ReceivedEvents.NOT_EVICTED) {
                         long[] counts = notReceivedOfCoalesced.computeIfAbsent(start, s -> new long[2]);
                         counts[0]++;
@@ -116,14 +98,10 @@ public final class DeliveryCheck {
             if (lost > 0) {
                 // row events the connector published before the eviction did not arrive; which ones is not known
                 coalesced -= lost;
-                if (coalescible.gtid() == null) {
-                    coveredByUnidentified -= lost;
-                }
                 missing += lost;
                 if (examples.size() < 20) {
                     examples.add(name + " never received " + lost + " of the row events transaction "
-                        + (coalescible.gtid() != null ? coalescible.gtid() : "(GTID unknown)") + " ("
-                        + coalescible.rows() + " rows, committed "
+                        + coalescible.gtid() + " (" + coalescible.rows() + " rows, committed "
                         + clock.format(tx.getKey()) + ") published before its coalesced eviction: the eviction says "
                         + rowsBefore + " came before it, but " + notReceived + " of its rows arrived as no row event");
                 }
@@ -151,7 +129,7 @@ public final class DeliveryCheck {
             }
         }
         return new Result(name, expected, received.total(), missing, expectedTruncations,
-                missingTruncations, coalesced, coveredByUnidentified, examples);
+                missingTruncations, coalesced, examples);
     }
 
     private static boolean owedBy(List<long[]> windows, long start, long end) {

@@ -2,9 +2,7 @@ package dev.cdccache.verifier.history;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -30,8 +28,7 @@ public final class CommittedHistory {
     /**
      * A transaction of several row changes that a connector may coalesce.
      *
-     * @param gtid its GTID, which its coalesced eviction names; {@code null} if the writer could not read it (its
-     *        commit failed, and a new session found that it had committed)
+     * @param gtid its GTID, which its coalesced eviction names
      * @param rows the rows of the table it changed: each is one row event in the binlog
      */
     public record Coalescible(String gtid, int rows) {
@@ -105,17 +102,6 @@ public final class CommittedHistory {
     /** The coalescible transaction that started at {@code commitStart}, or {@code null}. */
     public Coalescible coalescibleTransaction(long commitStart) {
         return coalescible.get(commitStart);
-    }
-
-    /** The GTIDs of every coalescible transaction recorded with one. */
-    public Set<String> coalescibleGtids() {
-        Set<String> gtids = new HashSet<>();
-        coalescible.values().forEach(t -> {
-            if (t.gtid() != null) {
-                gtids.add(t.gtid());
-            }
-        });
-        return gtids;
     }
 
     public void expectTruncation(long commitStart, long commitEnd) {

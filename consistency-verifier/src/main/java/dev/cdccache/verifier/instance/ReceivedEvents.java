@@ -2,7 +2,6 @@ package dev.cdccache.verifier.instance;
 
 import dev.cdccache.verifier.history.LongList;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -68,11 +67,6 @@ public final class ReceivedEvents {
             }
         }
         return rows;
-    }
-
-    /** The transactions of every coalesced eviction applied. */
-    public Set<String> coalescedTransactions() {
-        return Set.copyOf(coalesced.keySet());
     }
 
     /** {@link #coalescedAfterRows}: no coalesced eviction of the transaction was applied in the window. */

@@ -397,15 +397,13 @@ public final class Report {
         md.append("## Nothing lost\n\nEvery change committed while an instance incarnation was live (from ready"
                 + " until it was shown to have applied everything) must reach it; duplicates allowed.\n\n"
                 + "| instance | incarnations | changes owed | events received (with duplicates) | missing |"
-                + " delivered by a coalesced eviction | of them, of a transaction with its GTID unknown |"
-                + " truncations owed | missing |\n"
-                + "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+                + " delivered by a coalesced eviction | truncations owed | missing |\n"
+                + "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
         for (int i = 0; i < deliveries.size(); i++) {
             DeliveryCheck.Result d = deliveries.get(i);
             md.append("| ").append(d.instance()).append(" | ").append(instances.get(i).incarnations()).append(" | ")
                     .append(d.expected()).append(" | ").append(d.received()).append(" | ").append(d.missing())
                     .append(" | ").append(d.coveredByCoalescedEviction())
-                    .append(" | ").append(d.coveredByUnidentifiedEviction())
                     .append(" | ").append(d.expectedTruncations()).append(" | ").append(d.missingTruncations())
                     .append(" |\n");
         }

@@ -420,7 +420,6 @@ public final class Writer implements Runnable {
         }
         pending.append(history.ofStats(), model.statsToken());
         boolean committed;
-        boolean statementFailed = false;
         String gtid = null;
         try {
             statements.run();
@@ -430,7 +429,6 @@ public final class Writer implements Runnable {
                 gtid = lastGtid();
             }
         } catch (SQLException e) {
-            statementFailed = true;
             statistics.failed();
             LOG.warn("{} of {} rows failed ({}); finding out whether it committed", kind, changes.size(), e.toString());
             safeRollback();
@@ -449,9 +447,6 @@ public final class Writer implements Runnable {
         pending.complete(end);
         if (gtid != null) {
             history.expectCoalescible(start, gtid, changes.size());
-        } else if (!truncate && changes.size() > 1 && statementFailed) {
-            // committed although its commit failed: the new session cannot read its GTID
-            history.expectCoalescible(start, null, changes.size());
         }
         if (truncate) {
             history.expectTruncation(start, end);

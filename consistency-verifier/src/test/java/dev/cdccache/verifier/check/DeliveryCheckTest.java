@@ -121,29 +121,6 @@ class DeliveryCheckTest {
         assertThat(result.missing()).isEqualTo(1);
     }
 
-    @Test
-    void aTransactionWithItsGtidUnknownIsDeliveredOnlyByTheEvictionOfATransactionNotRecorded() {
-        // ids 1-3 in a bulk whose commit failed yet committed (GTID unknown); ids 4-5 in a recorded bulk 0-1-7
-        bulk(1, 3, 5, 100, null);
-        bulk(4, 5, 5, 200, "0-1-7");
-        received.coalescedEviction("0-1-7", 220, 0); // the recorded bulk's own: delivers ids 4-5, not 1-3
-
-        DeliveryCheck.Result before = check(List.of(new long[] {50, Long.MAX_VALUE}), 1000);
-
-        assertThat(before.missing()).as("without an eviction of an unrecorded transaction").isEqualTo(3);
-        assertThat(before.coveredByCoalescedEviction()).isEqualTo(2);
-        assertThat(before.coveredByUnidentifiedEviction()).isZero();
-
-        received.coalescedEviction("0-1-20", 130, 1); // not recorded by the writer; one row event came before it
-        received.event(2, 5);
-
-        DeliveryCheck.Result after = check(List.of(new long[] {50, Long.MAX_VALUE}), 1000);
-
-        assertThat(after.missing()).isZero();
-        assertThat(after.coveredByCoalescedEviction()).isEqualTo(4);
-        assertThat(after.coveredByUnidentifiedEviction()).isEqualTo(2);
-    }
-
     /** A committed bulk of ids {@code first..last} to {@code version}, commit {@code start..start+10}. */
     private void bulk(long first, long last, long version, long start, String gtid) {
         for (long id = first; id <= last; id++) {

@@ -35,10 +35,11 @@ import org.slf4j.Marker;
  * too); the warning then also reaches the application's appenders, where it belongs.
  *
  * <p>A turbo filter of the application decides before any level, so no level can undo one that denies the warning
- * (a {@code DuplicateMessageFilter} does once the same statement repeats). While the application has turbo filters,
- * the detector keeps its own {@link Passage} first in their list: it accepts that one warning, so that no later
- * filter is asked about it, and is neutral for everything else. With no other turbo filter it is removed again, so
- * the chain stays empty and costs nothing. The list is checked on every reset and level change of the logging
+ * (a {@code DuplicateMessageFilter} does once the same statement repeats). While the process has turbo filters
+ * (Spring Boot's Micrometer integration adds one), the detector keeps its own {@link Passage} first in their list:
+ * it accepts that warning, and the connector's own continuity warnings and errors, whatever the filters after it
+ * answer, and is neutral for everything else. With no other turbo filter it is removed again, so the chain stays
+ * empty and costs nothing. The list is checked on every reset and level change of the logging
  * context and, for a filter added by code at any other time, once a second.
  */
 public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILoggingEvent>
@@ -93,8 +94,12 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         detector.passageCheck.scheduleWithFixedDelay(() -> {
             try {
                 detector.keepPassageFirst(context);
-            } catch (RuntimeException e) { // a failed run would end the schedule
-                log.warn("Could not check the Logback turbo filter list", e);
+            } catch (Throwable e) { // anything thrown out of a run would end the schedule for good
+                try {
+                    log.warn("Could not check the Logback turbo filter list", e);
+                } catch (Throwable ignored) {
+                    // the next run tries again
+                }
             }
         }, PASSAGE_CHECK_MILLIS, PASSAGE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
         return detector;
@@ -148,7 +153,8 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         if (!debezium.isAttached(this)) {
             debezium.addAppender(this);
         }
-        if (!debezium.isWarnEnabled()) {
+        // the level alone: isWarnEnabled() also asks the turbo filters, and one that denies is the passage's concern
+        if (debezium.getEffectiveLevel().levelInt > Level.WARN_INT) {
             Level configured = debezium.getEffectiveLevel();
             debezium.setLevel(Level.WARN);
             log.info("Logger {} kept at WARN instead of {}: its warning about row changes the binlog holds as"
@@ -165,9 +171,10 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     void keepPassageFirst(LoggerContext context) {
         List<String> toName = placePassage(context);
         if (toName != null) { // logged outside the lock: logging takes the appenders' locks
-            log.info("Logback turbo filters are configured: {}. The connector keeps its own turbo filter first, so"
-                    + " that none of them can deny the WARN of logger {} about row changes the binlog holds as"
-                    + " statements, which is how the connector notices them", toName, DEBEZIUM_LOGGER);
+            log.info("Logback turbo filters are configured in this process: {}. The connector keeps its own turbo"
+                    + " filter first, so that none of them can deny the WARN of logger {} about row changes the binlog"
+                    + " holds as statements (how the connector notices them), nor the connector's own continuity"
+                    + " warnings and errors; they still see those events", toName, DEBEZIUM_LOGGER);
         }
     }
 
@@ -183,7 +190,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                 .toList();
         if (others.isEmpty()) {
             filters.remove(passage);
-        } else if (filters.isEmpty() || filters.get(0) != passage) {
+        } else if (filters.isEmpty() || !(filters.get(0) instanceof Passage)) { // another detector's one will do too
             // The new one goes first before the old one leaves, so that the warning is never without a passage
             Passage previous = passage;
             Passage first = new Passage();
@@ -198,18 +205,24 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         return name ? others : null;
     }
 
-    /** Whether the passage is in force: first among the context's turbo filters, or none are configured. */
+    /** Whether a passage is in force: first among the context's turbo filters, or none are configured. */
     boolean passageHolds() {
         if (!(getContext() instanceof LoggerContext context)) {
             return false;
         }
         List<TurboFilter> filters = context.getTurboFilterList();
-        return filters.isEmpty() || filters.get(0) == passage;
+        return filters.isEmpty() || filters.get(0) instanceof Passage;
     }
 
+    /** The loggers of the connector's continuity warnings and errors (gaps, epochs), which the passage lets through. */
+    static final String CONTINUITY_LOGGERS = StatementEventDetector.class.getPackageName() + ".";
+
     /**
-     * The turbo filter kept first in the list: accepts Debezium's warning about a statement in the binlog, so that
-     * no filter after it is asked, nor the level; neutral for every other logging call (one reference comparison).
+     * The turbo filter kept first in the list. For Debezium's warning about a statement in the binlog, and for the
+     * connector's own continuity warnings and errors, it asks every other turbo filter as Logback would (a counting
+     * filter, such as Micrometer's count of log events or a duplicate filter, still counts them), disregards a denial
+     * and accepts, which also skips the level check; for every other call it is neutral after one comparison of the
+     * level.
      */
     static final class Passage extends TurboFilter {
 
@@ -220,8 +233,22 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         @Override
         public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params,
                 Throwable t) {
-            return level == Level.WARN && DEBEZIUM_LOGGER.equals(logger.getName()) && DEBEZIUM_TEMPLATE.equals(format)
-                    ? FilterReply.ACCEPT : FilterReply.NEUTRAL;
+            if (level == null || level.levelInt < Level.WARN_INT || !passes(logger.getName(), level, format)) {
+                return FilterReply.NEUTRAL;
+            }
+            if (getContext() instanceof LoggerContext context) {
+                for (TurboFilter other : context.getTurboFilterList()) {
+                    if (!(other instanceof Passage)) {
+                        other.decide(marker, logger, level, format, params, t);
+                    }
+                }
+            }
+            return FilterReply.ACCEPT;
+        }
+
+        private static boolean passes(String logger, Level level, String format) {
+            return level == Level.WARN && DEBEZIUM_LOGGER.equals(logger) && DEBEZIUM_TEMPLATE.equals(format)
+                    || logger.startsWith(CONTINUITY_LOGGERS);
         }
     }
 

@@ -153,6 +153,9 @@ class StatementEventDetectorTest {
         logged.start();
         ch.qos.logback.classic.Logger own = context().getLogger(StatementEventDetector.class);
         own.addAppender(logged);
+        ListAppender<ILoggingEvent> continuityErrors = new ListAppender<>();
+        continuityErrors.start();
+        context().getLogger(ContinuityState.class).addAppender(continuityErrors);
         context().addTurboFilter(duplicates);
         List<String> seen = new ArrayList<>();
         StatementEventDetector detector = StatementEventDetector.install(seen::add);
@@ -163,6 +166,11 @@ class StatementEventDetectorTest {
                         .warn(StatementEventDetector.DEBEZIUM_TEMPLATE, "UPDATE t SET a = a + 1");
             }
             assertThat(seen).hasSize(5);
+            // the connector's own continuity errors get through the filter too
+            for (int i = 0; i < 5; i++) {
+                LoggerFactory.getLogger(ContinuityState.class).error("Continuity gap: {} What to do: {}", "x", "y");
+            }
+            assertThat(continuityErrors.list).hasSize(5);
             assertThat(logged.list).filteredOn(e -> e.getFormattedMessage().contains("turbo filters are configured"))
                     .singleElement()
                     .satisfies(e -> assertThat(e.getFormattedMessage())
@@ -173,16 +181,21 @@ class StatementEventDetectorTest {
             detector.uninstall();
             context().getTurboFilterList().remove(duplicates);
             own.detachAppender(logged);
+            context().getLogger(ContinuityState.class).detachAppender(continuityErrors);
         }
         assertThat(context().getTurboFilterList()).as("uninstall takes the passage out").isEmpty();
     }
 
     @Test
-    void aTurboFilterAddedByCodeAfterInstallIsPutBehindThePassage() {
+    void aTurboFilterAddedByCodeAfterInstallIsPutBehindThePassageAndStillSeesTheWarning() {
+        List<String> asked = new ArrayList<>();
         TurboFilter denyAll = new TurboFilter() {
             @Override
             public FilterReply decide(Marker marker, ch.qos.logback.classic.Logger logger, Level level, String format,
                     Object[] params, Throwable t) {
+                if (StatementEventDetector.DEBEZIUM_TEMPLATE.equals(format)) {
+                    asked.add(String.valueOf(params[0])); // a counting filter (log-event metrics) still counts it
+                }
                 return FilterReply.DENY;
             }
         };
@@ -197,6 +210,7 @@ class StatementEventDetectorTest {
                     .warn(StatementEventDetector.DEBEZIUM_TEMPLATE, "DELETE FROM t WHERE a = 1");
             context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER).warn("Some other warning");
             assertThat(seen).containsExactly("DELETE FROM t WHERE a = 1");
+            assertThat(asked).containsExactly("DELETE FROM t WHERE a = 1");
 
             context().getTurboFilterList().remove(denyAll);
             await().atMost(Duration.ofMillis(5 * StatementEventDetector.PASSAGE_CHECK_MILLIS))
@@ -205,6 +219,53 @@ class StatementEventDetectorTest {
         } finally {
             context().getTurboFilterList().remove(denyAll);
             detector.uninstall();
+        }
+    }
+
+    @Test
+    void twoDetectorsShareOnePassageInsteadOfReplacingEachOthers() throws Exception {
+        DuplicateMessageFilter duplicates = new DuplicateMessageFilter();
+        duplicates.start();
+        context().addTurboFilter(duplicates);
+        StatementEventDetector first = StatementEventDetector.install(sql -> { });
+        StatementEventDetector second = StatementEventDetector.install(sql -> { });
+        try {
+            TurboFilter head = context().getTurboFilterList().get(0);
+            Thread.sleep(3 * StatementEventDetector.PASSAGE_CHECK_MILLIS);
+            assertThat(context().getTurboFilterList().get(0)).isSameAs(head);
+            assertThat(context().getTurboFilterList()).filteredOn(f -> f instanceof StatementEventDetector.Passage)
+                    .hasSize(1);
+        } finally {
+            first.uninstall();
+            second.uninstall();
+            context().getTurboFilterList().remove(duplicates);
+        }
+    }
+
+    @Test
+    void aDenyingTurboFilterIsNotTakenForAQuietLevel() {
+        TurboFilter denyAll = new TurboFilter() { // everything of io.debezium
+            @Override
+            public FilterReply decide(Marker marker, ch.qos.logback.classic.Logger logger, Level level, String format,
+                    Object[] params, Throwable t) {
+                return logger.getName().startsWith("io.debezium") ? FilterReply.DENY : FilterReply.NEUTRAL;
+            }
+        };
+        denyAll.start();
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        ch.qos.logback.classic.Logger own = context().getLogger(StatementEventDetector.class);
+        own.addAppender(logged);
+        context().addTurboFilter(denyAll);
+        StatementEventDetector detector = StatementEventDetector.install(sql -> { });
+        try {
+            assertThat(logged.list).as("the INFO naming the filter is logged").isNotEmpty()
+                    .noneMatch(e -> e.getFormattedMessage().contains("kept at WARN"));
+            assertThat(context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER).getLevel()).isNull();
+        } finally {
+            detector.uninstall();
+            context().getTurboFilterList().remove(denyAll);
+            own.detachAppender(logged);
         }
     }
 

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -29,7 +30,8 @@ import tools.jackson.databind.json.JsonMapper;
  * full GC and reads the heap in use, and fills the caches through the real load path in three steps, each followed
  * by a full GC and a reading: every coupon through the bulk endpoint ({@code coupons}); every place's
  * coupon-progress list ({@code placeCouponIds}, {@code places}, {@code couponProgress}); every coupon by its code
- * ({@code couponIdsByCode}). Prints each run, the class histogram's largest entries of the first run of each jar,
+ * ({@code couponIdsByCode}). Prints each run, the class histogram's largest entries of the first run of each jar
+ * and, for that run, what each step added by class (the difference of the histograms before and after it),
  * and per jar the median and range of the runs. Then, with every cache filled, the service's CPU time per request
  * that hits (bulk lookup, place list, single coupon). A program that prints figures, not a test.
  *
@@ -131,6 +133,7 @@ public final class CacheFootprint {
             get("/coupons/1"); // the read path's classes loaded before the first reading
             double[] heap = new double[STEPS.size() + 1 + 3];
             heap[0] = heapAfterFullGc(service);
+            Map<String, long[]> before = histogram ? classHistogram(service) : Map.of();
 
             long started = System.nanoTime();
             for (int first = 1; first <= COUPONS; first += 500) {
@@ -142,6 +145,7 @@ public final class CacheFootprint {
             }
             long couponsMillis = millisSince(started);
             heap[1] = heapAfterFullGc(service);
+            before = printGrowth(histogram, service, before, STEPS.get(0), jar);
             started = System.nanoTime();
             List<String> places = new ArrayList<>();
             for (int place = 1; place <= PLACES; place++) {
@@ -150,6 +154,7 @@ public final class CacheFootprint {
             getAll(places);
             long placesMillis = millisSince(started);
             heap[2] = heapAfterFullGc(service);
+            before = printGrowth(histogram, service, before, STEPS.get(1), jar);
             started = System.nanoTime();
             List<String> codes = new ArrayList<>();
             for (int id = 1; id <= COUPONS; id++) {
@@ -158,6 +163,7 @@ public final class CacheFootprint {
             getAll(codes);
             long codesMillis = millisSince(started);
             heap[3] = heapAfterFullGc(service);
+            printGrowth(histogram, service, before, STEPS.get(2), jar);
 
             double[] cpu = Boolean.parseBoolean(System.getProperty("footprint.cpu", "true"))
                     ? cpuPerRequest(service) : new double[] {Double.NaN, Double.NaN, Double.NaN};
@@ -223,6 +229,43 @@ public final class CacheFootprint {
         String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
         String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    }
+
+    /**
+     * What a step added to the heap, by class: the classes whose bytes grew most between the histograms (taken after
+     * a full GC) before and after it, with instances and bytes added and bytes per instance.
+     */
+    private static Map<String, long[]> printGrowth(boolean histogram, JavaProcess service, Map<String, long[]> before,
+            String step, Path jar) throws Exception {
+        if (!histogram) {
+            return before;
+        }
+        Map<String, long[]> after = classHistogram(service);
+        System.out.println("heap growth by class (largest 12), step '" + step + "', " + jar + ":");
+        after.entrySet().stream()
+                .map(e -> {
+                    long[] was = before.getOrDefault(e.getKey(), new long[2]);
+                    return Map.entry(e.getKey(), new long[] {e.getValue()[0] - was[0], e.getValue()[1] - was[1]});
+                })
+                .sorted((a, b) -> Long.compare(b.getValue()[1], a.getValue()[1]))
+                .limit(12)
+                .forEach(e -> System.out.printf(Locale.ROOT, "  %+10d instances %+12d B (%s B each)  %s%n",
+                        e.getValue()[0], e.getValue()[1],
+                        e.getValue()[0] == 0 ? "-" : Long.toString(e.getValue()[1] / e.getValue()[0]), e.getKey()));
+        return after;
+    }
+
+    /** {@code jcmd GC.class_histogram} (a full GC first): instances and bytes by class name. */
+    private static Map<String, long[]> classHistogram(JavaProcess service) throws Exception {
+        Process jcmd = new ProcessBuilder("jcmd", Long.toString(service.pid()), "GC.class_histogram")
+                .redirectErrorStream(true).start();
+        String text = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        jcmd.waitFor();
+        Map<String, long[]> byClass = new HashMap<>();
+        // "   1:        311627       20356848  [B (java.base@17.0.15)"; jcmd's first line is "<pid>:"
+        text.lines().map(line -> line.trim().split("\\s+")).filter(f -> f.length >= 4 && f[0].matches("\\d+:"))
+                .forEach(f -> byClass.put(f[3], new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])}));
+        return byClass;
     }
 
     private static double heapAfterFullGc(JavaProcess service) throws Exception {

@@ -267,6 +267,15 @@ class ContinuityIT {
         assertThat(output.getOut()).contains("Continuity gap: A row change reached the binlog as an SQL statement")
                 .contains("UPDATE item ...").doesNotContain("Continuity gap: A row change reached the binlog as an SQL"
                         + " statement, not as rows (UPDATE item SET");
+
+        // REPLACE too, which Debezium's default DDL filter drops with only a DEBUG line, and no warning
+        try (Connection c = db.adminConnection(DB); Statement s = c.createStatement()) {
+            s.execute("SET SESSION binlog_format = 'STATEMENT'");
+            s.executeUpdate("REPLACE INTO item VALUES (" + id + ", 'replaced by a statement')");
+        }
+        org.awaitility.Awaitility.await().atMost(WAIT).until(() -> !after.equals(epochOf(NAME)));
+        awaitHeartbeatWithEpoch(NAME, epochOf(NAME));
+        assertThat(output.getOut()).contains("(REPLACE INTO item ...)");
     }
 
     private static long insert() {

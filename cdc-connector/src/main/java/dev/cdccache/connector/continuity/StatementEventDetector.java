@@ -35,11 +35,15 @@ import org.slf4j.Marker;
  * too); the warning then also reaches the application's appenders, where it belongs.
  *
  * <p>A turbo filter of the application decides before any level, so no level can undo one that denies the warning
- * (a {@code DuplicateMessageFilter} does once the same statement repeats). While the process has turbo filters
- * (Spring Boot's Micrometer integration adds one), the detector keeps its own {@link Passage} first in their list:
- * it accepts that warning, and the connector's own continuity warnings and errors, whatever the filters after it
- * answer, and is neutral for everything else. With no other turbo filter it is removed again, so the chain stays
- * empty and costs nothing. The list is checked on every reset and level change of the logging
+ * (a {@code DuplicateMessageFilter} does once the same statement repeats). So the detector keeps its own
+ * {@link Passage} first in the turbo filter list: it accepts that warning, and the connector's own continuity
+ * warnings and errors, whatever the filters after it answer, and is neutral for everything else.
+ *
+ * <p>Debezium's default DDL filter matches every {@code REPLACE INTO} before the check that warns about a row change,
+ * and drops it with only a DEBUG line. The passage sees that call before the level check (a turbo filter is asked
+ * at every level) and hands a {@code REPLACE} to the detector. That is why the passage stays in the list even when
+ * it is the only turbo filter; it costs every logging call one comparison of the level (Spring Boot's Micrometer
+ * integration keeps a turbo filter in the list anyway). The list is checked on every reset and level change of the logging
  * context and, for a filter added by code at any other time, once a second.
  */
 public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILoggingEvent>
@@ -52,6 +56,24 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     static final String DEBEZIUM_TEMPLATE =
             "Received DML '{}' for processing, binlog probably contains events generated with statement or mixed based"
                     + " replication format";
+
+    /**
+     * The template of the DEBUG line with which Debezium drops a statement its DDL filter matches. Its default filter
+     * matches every {@code REPLACE INTO}, before the check that would warn about a row change: a {@code REPLACE} the
+     * binlog holds as a statement only shows here.
+     */
+    static final String DEBEZIUM_FILTERED_TEMPLATE = "DDL '{}' was filtered out of processing";
+
+    /**
+     * A statement that changes rows, as Debezium's filter drops it: {@code REPLACE}, after an optional
+     * {@code SET STATEMENT ... FOR}; not the managed services' own bookkeeping tables its default filter names.
+     */
+    private static final java.util.regex.Pattern FILTERED_ROW_CHANGE = java.util.regex.Pattern.compile(
+            "\\s*(SET\\s+STATEMENT\\s+.*?\\s+FOR\\s+)?REPLACE\\b(?!.*\\brds_(heartbeat2|sysinfo|monitor)\\b).*",
+            java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
+
+    /** Every detector installed: the passage hands them the statements Debezium's filter drops. */
+    private static final List<StatementEventDetector> INSTALLED = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private static final org.slf4j.Logger log = LoggerFactory.getLogger(StatementEventDetector.class);
 
@@ -84,6 +106,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         detector.setContext(context);
         detector.start();
         detector.installed = true;
+        INSTALLED.add(detector);
         context.addListener(detector);
         detector.attach(context);
         detector.passageCheck = Executors.newSingleThreadScheduledExecutor(task -> {
@@ -107,6 +130,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
 
     public void uninstall() {
         installed = false;
+        INSTALLED.remove(this);
         if (passageCheck != null) {
             passageCheck.shutdownNow();
         }
@@ -164,9 +188,9 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     }
 
     /**
-     * Puts {@link #passage} first in the turbo filter list while the application has turbo filters of its own, and
-     * takes it out when it has none. Which filter would deny the warning is not knowable without calling it, which
-     * would change the state of a counting filter, so every filter is kept behind the passage and named once.
+     * Puts {@link #passage} first in the turbo filter list, unless another detector's passage is first. Which filter
+     * would deny the warning is not knowable without calling it, which would change the state of a counting filter,
+     * so every filter is kept behind the passage and named once.
      */
     void keepPassageFirst(LoggerContext context) {
         List<String> toName = placePassage(context);
@@ -188,9 +212,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                 .map(f -> f.getName() != null ? f.getName() + " (" + f.getClass().getName() + ")"
                         : f.getClass().getName())
                 .toList();
-        if (others.isEmpty()) {
-            filters.remove(passage);
-        } else if (filters.isEmpty() || !(filters.get(0) instanceof Passage)) { // another detector's one will do too
+        if (filters.isEmpty() || !(filters.get(0) instanceof Passage)) { // another detector's one will do too
             // The new one goes first before the old one leaves, so that the warning is never without a passage
             Passage previous = passage;
             Passage first = new Passage();
@@ -205,13 +227,13 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         return name ? others : null;
     }
 
-    /** Whether a passage is in force: first among the context's turbo filters, or none are configured. */
+    /** Whether a passage is in force: first among the context's turbo filters. */
     boolean passageHolds() {
         if (!(getContext() instanceof LoggerContext context)) {
             return false;
         }
         List<TurboFilter> filters = context.getTurboFilterList();
-        return filters.isEmpty() || filters.get(0) instanceof Passage;
+        return !filters.isEmpty() && filters.get(0) instanceof Passage;
     }
 
     /** The loggers of the connector's continuity warnings and errors (gaps, epochs), which the passage lets through. */
@@ -233,6 +255,17 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         @Override
         public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params,
                 Throwable t) {
+            if (level == Level.DEBUG && DEBEZIUM_FILTERED_TEMPLATE.equals(format)
+                    && DEBEZIUM_LOGGER.equals(logger.getName())) {
+                // asked before the level check, so at any level; what the detector's action throws reaches Debezium
+                String sql = params != null && params.length > 0 ? String.valueOf(params[0]) : "";
+                if (FILTERED_ROW_CHANGE.matcher(sql).matches()) {
+                    for (StatementEventDetector detector : INSTALLED) {
+                        detector.onStatement.accept(sql);
+                    }
+                }
+                return FilterReply.NEUTRAL;
+            }
             if (level == null || level.levelInt < Level.WARN_INT || !passes(logger.getName(), level, format)) {
                 return FilterReply.NEUTRAL;
             }

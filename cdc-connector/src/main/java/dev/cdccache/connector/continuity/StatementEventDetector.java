@@ -65,11 +65,16 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     static final String DEBEZIUM_FILTERED_TEMPLATE = "DDL '{}' was filtered out of processing";
 
     /**
-     * A statement that changes rows, as Debezium's filter drops it: {@code REPLACE}, after an optional
-     * {@code SET STATEMENT ... FOR}; not the managed services' own bookkeeping tables its default filter names.
+     * A statement that changes rows, as Debezium's filter drops it: {@code INSERT}, {@code UPDATE}, {@code DELETE} or
+     * {@code REPLACE}, after an optional {@code SET STATEMENT ... FOR} (the filter's {@code SET STATEMENT} patterns
+     * match anything that contains {@code REPLACE INTO} further on); not one whose target is a bookkeeping table of
+     * the managed services ({@code rds_heartbeat2}, {@code rds_sysinfo}, {@code rds_monitor}), which the filter exists
+     * for.
      */
     private static final java.util.regex.Pattern FILTERED_ROW_CHANGE = java.util.regex.Pattern.compile(
-            "\\s*(SET\\s+STATEMENT\\s+.*?\\s+FOR\\s+)?REPLACE\\b(?!.*\\brds_(heartbeat2|sysinfo|monitor)\\b).*",
+            "\\s*(?:SET\\s+STATEMENT\\s+.*?\\s+FOR\\s+)?(?:INSERT|UPDATE|DELETE|REPLACE)\\b"
+                    + "(?!(?:\\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|QUICK|IGNORE))*(?:\\s+(?:INTO|FROM))?\\s+"
+                    + "`?(?:mysql`?\\.`?)?rds_(?:heartbeat2|sysinfo|monitor)\\b).*",
             java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
 
     /** Every detector installed: the passage hands them the statements Debezium's filter drops. */
@@ -139,6 +144,12 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
             context.getLogger(DEBEZIUM_LOGGER).detachAppender(this);
             synchronized (this) { // after a check in progress, which may still have put it first
                 context.getTurboFilterList().remove(passage);
+            }
+            for (StatementEventDetector other : INSTALLED) { // one still installed puts its passage first at once
+                if (other.getContext() == context) {
+                    other.keepPassageFirst(context);
+                    break;
+                }
             }
         }
         stop();
@@ -260,8 +271,15 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                 // asked before the level check, so at any level; what the detector's action throws reaches Debezium
                 String sql = params != null && params.length > 0 ? String.valueOf(params[0]) : "";
                 if (FILTERED_ROW_CHANGE.matcher(sql).matches()) {
-                    for (StatementEventDetector detector : INSTALLED) {
-                        detector.onStatement.accept(sql);
+                    try {
+                        for (StatementEventDetector detector : INSTALLED) {
+                            detector.onStatement.accept(sql);
+                        }
+                    } catch (RuntimeException e) {
+                        // Logback swallows an IndexOutOfBoundsException from a lone turbo filter: this must reach
+                        // Debezium, which fails the engine before an offset past the statement is stored
+                        throw new IllegalStateException("Could not act on a row change the binlog holds as a statement",
+                                e);
                     }
                 }
                 return FilterReply.NEUTRAL;

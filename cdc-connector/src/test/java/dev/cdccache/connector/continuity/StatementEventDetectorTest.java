@@ -153,8 +153,13 @@ class StatementEventDetectorTest {
         try {
             assertThat(debezium.isDebugEnabled()).as("Debezium's DEBUG line is disabled").isFalse();
             for (String sql : List.of("REPLACE INTO shop.product VALUES (1, 'x')",
-                    "SET STATEMENT max_statement_time=10 FOR replace into t values (2)", "SAVEPOINT s1",
-                    "REPLACE INTO mysql.rds_heartbeat2(id, value) values (1, 2)", "DROP TEMPORARY TABLE IF EXISTS t")) {
+                    "SET STATEMENT max_statement_time=10 FOR replace into t values (2)",
+                    "REPLACE INTO item VALUES (3, 'see rds_monitor')",
+                    "SET STATEMENT max_statement_time=5 FOR UPDATE item SET note='replace into x' WHERE id=4",
+                    "SAVEPOINT s1", "REPLACE INTO mysql.rds_heartbeat2(id, value) values (1, 2)",
+                    "INSERT INTO rds_heartbeat2(id, value) values (1, 2) ON DUPLICATE KEY UPDATE value = 3",
+                    "DELETE FROM mysql.rds_sysinfo where name = 'x'", "DROP TEMPORARY TABLE IF EXISTS t",
+                    "CREATE OR REPLACE VIEW v AS SELECT 1")) {
                 debezium.debug(StatementEventDetector.DEBEZIUM_FILTERED_TEMPLATE, sql);
             }
         } finally {
@@ -162,7 +167,39 @@ class StatementEventDetectorTest {
         }
 
         assertThat(seen).containsExactly("REPLACE INTO shop.product VALUES (1, 'x')",
-                "SET STATEMENT max_statement_time=10 FOR replace into t values (2)");
+                "SET STATEMENT max_statement_time=10 FOR replace into t values (2)",
+                "REPLACE INTO item VALUES (3, 'see rds_monitor')",
+                "SET STATEMENT max_statement_time=5 FOR UPDATE item SET note='replace into x' WHERE id=4");
+    }
+
+    @Test
+    void aFailureToActOnAFilteredReplaceReachesDebeziumsEventHandlerEvenAsAnIndexError() {
+        StatementEventDetector detector = StatementEventDetector.install(sql -> {
+            throw new IndexOutOfBoundsException("a failure Logback would swallow from a lone turbo filter");
+        });
+        try {
+            assertThatThrownBy(() -> context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER)
+                    .debug(StatementEventDetector.DEBEZIUM_FILTERED_TEMPLATE, "REPLACE INTO t VALUES (1)"))
+                    .isInstanceOf(IllegalStateException.class);
+        } finally {
+            detector.uninstall();
+        }
+    }
+
+    @Test
+    void uninstallingOneOfTwoDetectorsLeavesThePassageOfTheOther() {
+        List<String> seen = new ArrayList<>();
+        StatementEventDetector first = StatementEventDetector.install(sql -> { });
+        StatementEventDetector second = StatementEventDetector.install(seen::add);
+        try {
+            first.uninstall();
+            assertThat(second.passageHolds()).isTrue();
+            context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER)
+                    .debug(StatementEventDetector.DEBEZIUM_FILTERED_TEMPLATE, "REPLACE INTO t VALUES (1)");
+            assertThat(seen).containsExactly("REPLACE INTO t VALUES (1)");
+        } finally {
+            second.uninstall();
+        }
     }
 
     @Test

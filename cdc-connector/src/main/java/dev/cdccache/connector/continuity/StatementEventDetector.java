@@ -39,11 +39,14 @@ import org.slf4j.Marker;
  * {@link Passage} first in the turbo filter list: it accepts that warning, and the connector's own continuity
  * warnings and errors, whatever the filters after it answer, and is neutral for everything else.
  *
- * <p>Debezium's default DDL filter matches every {@code REPLACE INTO} before the check that warns about a row change,
- * and drops it with only a DEBUG line. The passage sees that call before the level check (a turbo filter is asked
- * at every level) and hands a {@code REPLACE} to the detector. That is why the passage stays in the list even when
- * it is the only turbo filter; it costs every logging call one comparison of the level (Spring Boot's Micrometer
- * integration keeps a turbo filter in the list anyway). The list is checked on every reset and level change of the logging
+ * <p>Debezium's warning does not cover every form: its default DDL filter matches every {@code REPLACE INTO} before
+ * the check that warns, and drops it with only a DEBUG line; a statement that starts with a comment or a lower-case
+ * {@code set statement ... for} is not taken for a row change at all. So the passage also reads the DEBUG line with
+ * which Debezium starts handling every query event (a turbo filter is asked before the level check, so at any level)
+ * and hands a row change in any of these forms to the detectors, once per statement. That is why the passage stays
+ * in the list even when it is the only turbo filter; it costs every logging call one comparison of the level, and
+ * a DEBUG call one of the logger's name (Spring Boot's Micrometer integration keeps a turbo filter in the list
+ * anyway). {@code LOAD DATA} reaches the binlog as other event types, which Debezium does not log: not noticed. The list is checked on every reset and level change of the logging
  * context and, for a filter added by code at any other time, once a second.
  */
 public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILoggingEvent>
@@ -65,17 +68,30 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     static final String DEBEZIUM_FILTERED_TEMPLATE = "DDL '{}' was filtered out of processing";
 
     /**
-     * A statement that changes rows, as Debezium's filter drops it: {@code INSERT}, {@code UPDATE}, {@code DELETE} or
-     * {@code REPLACE}, after an optional {@code SET STATEMENT ... FOR} (the filter's {@code SET STATEMENT} patterns
-     * match anything that contains {@code REPLACE INTO} further on); not one whose target is a bookkeeping table of
-     * the managed services ({@code rds_heartbeat2}, {@code rds_sysinfo}, {@code rds_monitor}), which the filter exists
-     * for.
+     * The template of the DEBUG line with which Debezium starts handling every query event of the binlog, with the
+     * event as its argument: before its own checks, so the passage sees every statement in any form.
      */
-    private static final java.util.regex.Pattern FILTERED_ROW_CHANGE = java.util.regex.Pattern.compile(
-            "\\s*(?:SET\\s+STATEMENT\\s+.*?\\s+FOR\\s+)?(?:INSERT|UPDATE|DELETE|REPLACE)\\b"
+    static final String DEBEZIUM_QUERY_TEMPLATE = "Received query command: {}";
+
+    /**
+     * A statement that changes rows, in any form the server logs it: {@code INSERT}, {@code UPDATE}, {@code DELETE}
+     * or {@code REPLACE}, after comments and an optional {@code SET STATEMENT ... FOR} in any case; not one whose
+     * target is a bookkeeping table of the managed services ({@code rds_heartbeat2}, {@code rds_sysinfo},
+     * {@code rds_monitor}), which Debezium's default DDL filter exists for.
+     */
+    static final java.util.regex.Pattern ROW_CHANGE = java.util.regex.Pattern.compile(
+            "(?:\\s+|/\\*.*?\\*/|--[^\\n]*(?:\\n|\\z)|#[^\\n]*(?:\\n|\\z))*"
+                    + "(?:SET\\s+STATEMENT\\s+.*?\\s+FOR\\b(?:\\s+|/\\*.*?\\*/)*)?"
+                    + "(?:INSERT|UPDATE|DELETE|REPLACE)\\b"
                     + "(?!(?:\\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|QUICK|IGNORE))*(?:\\s+(?:INTO|FROM))?\\s+"
-                    + "`?(?:mysql`?\\.`?)?rds_(?:heartbeat2|sysinfo|monitor)\\b).*",
+                    + "`?(?:mysql`?\\.`?)?rds_(?:heartbeat2|sysinfo|monitor)\\b)",
             java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
+
+    /**
+     * The statement of the query event being handled on this thread, if it was noticed from Debezium's first line:
+     * Debezium's own warning or filter line for the same statement follows, and must not renew the epoch twice.
+     */
+    private static final ThreadLocal<String> NOTICED = new ThreadLocal<>();
 
     /** Every detector installed: the passage hands them the statements Debezium's filter drops. */
     private static final List<StatementEventDetector> INSTALLED = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -172,8 +188,39 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     protected void append(ILoggingEvent event) {
         if (DEBEZIUM_TEMPLATE.equals(event.getMessage())) {
             Object[] params = event.getArgumentArray();
-            onStatement.accept(params != null && params.length > 0 ? String.valueOf(params[0]) : "");
+            String sql = params != null && params.length > 0 ? String.valueOf(params[0]) : "";
+            if (!sql.equals(NOTICED.get())) { // else noticed already from the query line, by the passage
+                onStatement.accept(sql);
+            }
         }
+    }
+
+    /** Hands {@code sql} to every detector installed; a failure reaches Debezium's handler on this thread. */
+    private static void noticeEverywhere(String sql) {
+        try {
+            for (StatementEventDetector detector : INSTALLED) {
+                detector.onStatement.accept(sql);
+            }
+        } catch (RuntimeException e) {
+            // Logback swallows an IndexOutOfBoundsException from a lone turbo filter: this must reach Debezium,
+            // which fails the engine before an offset past the statement is stored
+            throw new IllegalStateException("Could not act on a row change the binlog holds as a statement", e);
+        }
+    }
+
+    /** The statement of a query event as Debezium handles it (trimmed), or {@code null} for anything else. */
+    private static String statementOf(Object event) {
+        if (event instanceof com.github.shyiko.mysql.binlog.event.Event binlogEvent) {
+            Object data = binlogEvent.getData();
+            if (data instanceof com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer.EventDataWrapper
+                    wrapper) {
+                data = wrapper.getInternal();
+            }
+            if (data instanceof com.github.shyiko.mysql.binlog.event.QueryEventData query && query.getSql() != null) {
+                return query.getSql().trim();
+            }
+        }
+        return null;
     }
 
     /** Attaches the appender (once) and keeps the logger's level at WARN or more verbose. */
@@ -266,20 +313,24 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         @Override
         public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params,
                 Throwable t) {
-            if (level == Level.DEBUG && DEBEZIUM_FILTERED_TEMPLATE.equals(format)
-                    && DEBEZIUM_LOGGER.equals(logger.getName())) {
+            if (level == Level.DEBUG && DEBEZIUM_LOGGER.equals(logger.getName())) {
                 // asked before the level check, so at any level; what the detector's action throws reaches Debezium
-                String sql = params != null && params.length > 0 ? String.valueOf(params[0]) : "";
-                if (FILTERED_ROW_CHANGE.matcher(sql).matches()) {
-                    try {
-                        for (StatementEventDetector detector : INSTALLED) {
-                            detector.onStatement.accept(sql);
-                        }
-                    } catch (RuntimeException e) {
-                        // Logback swallows an IndexOutOfBoundsException from a lone turbo filter: this must reach
-                        // Debezium, which fails the engine before an offset past the statement is stored
-                        throw new IllegalStateException("Could not act on a row change the binlog holds as a statement",
-                                e);
+                Object param = params != null && params.length > 0 ? params[0] : null;
+                if (DEBEZIUM_QUERY_TEMPLATE.equals(format)) {
+                    // every query event, before Debezium's own checks, which miss a row change that starts with a
+                    // comment or a lower-case SET STATEMENT
+                    String sql = statementOf(param);
+                    if (sql != null && ROW_CHANGE.matcher(sql).lookingAt()) {
+                        NOTICED.set(sql);
+                        noticeEverywhere(sql);
+                    } else {
+                        NOTICED.remove();
+                    }
+                } else if (DEBEZIUM_FILTERED_TEMPLATE.equals(format)) {
+                    // Debezium's DDL filter dropped it (every REPLACE INTO): noticed here if not from its query line
+                    String sql = String.valueOf(param);
+                    if (!sql.equals(NOTICED.get()) && ROW_CHANGE.matcher(sql).lookingAt()) {
+                        noticeEverywhere(sql);
                     }
                 }
                 return FilterReply.NEUTRAL;

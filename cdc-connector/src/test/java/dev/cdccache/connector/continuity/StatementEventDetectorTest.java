@@ -173,6 +173,54 @@ class StatementEventDetectorTest {
     }
 
     @Test
+    void aRowChangeInAFormDebeziumDoesNotRecogniseIsSeenFromItsQueryLineOnce() {
+        List<String> seen = new ArrayList<>();
+        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        ch.qos.logback.classic.Logger debezium = context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER);
+        try {
+            for (String sql : List.of("/* job 7 */ UPDATE item SET a = 1 WHERE id = 2",
+                    "set statement max_statement_time=5 for delete from item where id = 3",
+                    "# generated\n  -- by a tool\n INSERT INTO item VALUES (4)", "BEGIN", "COMMIT",
+                    "CREATE TABLE updates (id INT)", "INSERT INTO mysql.rds_heartbeat2(id, value) values (1, 2)",
+                    "SAVEPOINT s1")) {
+                debezium.debug(StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE, queryEvent(sql, false));
+            }
+            // a plain statement: its query line first, then Debezium's own warning about it, counted once
+            debezium.debug(StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE, queryEvent("UPDATE t SET a = 5", true));
+            debezium.warn(StatementEventDetector.DEBEZIUM_TEMPLATE, "UPDATE t SET a = 5");
+            debezium.debug(StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE, queryEvent("REPLACE INTO t VALUES (6)", false));
+            debezium.debug(StatementEventDetector.DEBEZIUM_FILTERED_TEMPLATE, "REPLACE INTO t VALUES (6)");
+        } finally {
+            detector.uninstall();
+        }
+
+        assertThat(seen).containsExactly("/* job 7 */ UPDATE item SET a = 1 WHERE id = 2",
+                "set statement max_statement_time=5 for delete from item where id = 3",
+                "# generated\n  -- by a tool\n INSERT INTO item VALUES (4)", "UPDATE t SET a = 5",
+                "REPLACE INTO t VALUES (6)");
+    }
+
+    /** A query event as the binlog client delivers it; {@code wrapped}: inside the deserializer's wrapper. */
+    private static com.github.shyiko.mysql.binlog.event.Event queryEvent(String sql, boolean wrapped) {
+        com.github.shyiko.mysql.binlog.event.QueryEventData data = new com.github.shyiko.mysql.binlog.event.QueryEventData();
+        data.setSql("  " + sql + " ");
+        com.github.shyiko.mysql.binlog.event.EventHeaderV4 header = new com.github.shyiko.mysql.binlog.event.EventHeaderV4();
+        header.setEventType(com.github.shyiko.mysql.binlog.event.EventType.QUERY);
+        return new com.github.shyiko.mysql.binlog.event.Event(header, wrapped
+                ? new com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer.EventDataWrapper(data, data)
+                : data);
+    }
+
+    @Test
+    void theDebeziumInTheBuildStillLogsEveryQueryEventWithTheLineThePassageWatchesFor() throws Exception {
+        try (InputStream in = getClass().getClassLoader()
+                .getResourceAsStream("io/debezium/connector/binlog/BinlogStreamingChangeEventSource.class")) {
+            assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+                    .contains(StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE);
+        }
+    }
+
+    @Test
     void aFailureToActOnAFilteredReplaceReachesDebeziumsEventHandlerEvenAsAnIndexError() {
         StatementEventDetector detector = StatementEventDetector.install(sql -> {
             throw new IndexOutOfBoundsException("a failure Logback would swallow from a lone turbo filter");

@@ -29,12 +29,13 @@ import org.springframework.core.env.StandardEnvironment;
 class StatementEventDetectorTest {
 
     @Test
-    void theDebeziumInTheBuildStillLogsTheWarningTheDetectorWatchesFor() throws Exception {
+    void theDebeziumInTheBuildStillLogsTheLinesTheDetectorWatchesFor() throws Exception {
         try (InputStream in = getClass().getClassLoader()
                 .getResourceAsStream("io/debezium/connector/binlog/BinlogStreamingChangeEventSource.class")) {
             assertThat(in).as("Debezium's binlog streaming source").isNotNull();
             String constants = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(constants).contains(StatementEventDetector.DEBEZIUM_TEMPLATE);
+            assertThat(constants).contains(StatementEventDetector.DEBEZIUM_TEMPLATE,
+                    StatementEventDetector.DEBEZIUM_FILTERED_TEMPLATE, StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE);
         }
     }
 
@@ -212,15 +213,6 @@ class StatementEventDetectorTest {
     }
 
     @Test
-    void theDebeziumInTheBuildStillLogsEveryQueryEventWithTheLineThePassageWatchesFor() throws Exception {
-        try (InputStream in = getClass().getClassLoader()
-                .getResourceAsStream("io/debezium/connector/binlog/BinlogStreamingChangeEventSource.class")) {
-            assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8))
-                    .contains(StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE);
-        }
-    }
-
-    @Test
     void aFailureToActOnAFilteredReplaceReachesDebeziumsEventHandlerEvenAsAnIndexError() {
         StatementEventDetector detector = StatementEventDetector.install(sql -> {
             throw new IndexOutOfBoundsException("a failure Logback would swallow from a lone turbo filter");
@@ -247,15 +239,6 @@ class StatementEventDetectorTest {
             assertThat(seen).containsExactly("REPLACE INTO t VALUES (1)");
         } finally {
             second.uninstall();
-        }
-    }
-
-    @Test
-    void theDebeziumInTheBuildStillDropsReplaceWithTheLineThePassageWatchesFor() throws Exception {
-        try (InputStream in = getClass().getClassLoader()
-                .getResourceAsStream("io/debezium/connector/binlog/BinlogStreamingChangeEventSource.class")) {
-            assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8))
-                    .contains(StatementEventDetector.DEBEZIUM_FILTERED_TEMPLATE);
         }
     }
 

@@ -8,6 +8,9 @@ import ch.qos.logback.classic.spi.LoggerContextListener;
 import ch.qos.logback.classic.turbo.TurboFilter;
 import ch.qos.logback.core.UnsynchronizedAppenderBase;
 import ch.qos.logback.core.spi.FilterReply;
+import com.github.shyiko.mysql.binlog.event.Event;
+import com.github.shyiko.mysql.binlog.event.QueryEventData;
+import com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -46,8 +49,10 @@ import org.slf4j.Marker;
  * and hands a row change in any of these forms to the detectors, once per statement. That is why the passage stays
  * in the list even when it is the only turbo filter; it costs every logging call one comparison of the level, and
  * a DEBUG call one of the logger's name (Spring Boot's Micrometer integration keeps a turbo filter in the list
- * anyway). {@code LOAD DATA} reaches the binlog as other event types, which Debezium does not log: not noticed. The list is checked on every reset and level change of the logging
- * context and, for a filter added by code at any other time, once a second.
+ * anyway). {@code LOAD DATA} reaches the binlog as other event types, which Debezium does not log: not noticed.
+ *
+ * <p>The list is checked on every reset and level change of the logging context and, for a filter added by code at
+ * any other time, once a second.
  */
 public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILoggingEvent>
         implements LoggerContextListener {
@@ -210,13 +215,12 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
 
     /** The statement of a query event as Debezium handles it (trimmed), or {@code null} for anything else. */
     private static String statementOf(Object event) {
-        if (event instanceof com.github.shyiko.mysql.binlog.event.Event binlogEvent) {
+        if (event instanceof Event binlogEvent) {
             Object data = binlogEvent.getData();
-            if (data instanceof com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer.EventDataWrapper
-                    wrapper) {
+            if (data instanceof EventDeserializer.EventDataWrapper wrapper) {
                 data = wrapper.getInternal();
             }
-            if (data instanceof com.github.shyiko.mysql.binlog.event.QueryEventData query && query.getSql() != null) {
+            if (data instanceof QueryEventData query && query.getSql() != null) {
                 return query.getSql().trim();
             }
         }
@@ -301,8 +305,9 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
      * The turbo filter kept first in the list. For Debezium's warning about a statement in the binlog, and for the
      * connector's own continuity warnings and errors, it asks every other turbo filter as Logback would (a counting
      * filter, such as Micrometer's count of log events or a duplicate filter, still counts them), disregards a denial
-     * and accepts, which also skips the level check; for every other call it is neutral after one comparison of the
-     * level.
+     * and accepts, which also skips the level check. It reads Debezium's DEBUG lines about query events (see the
+     * class comment) and is neutral for them. For every other call it is neutral after one comparison of the level
+     * (and, for a DEBUG call, of the logger's name).
      */
     static final class Passage extends TurboFilter {
 

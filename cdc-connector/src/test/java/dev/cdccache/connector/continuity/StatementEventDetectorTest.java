@@ -14,6 +14,11 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import ch.qos.logback.classic.turbo.TurboFilter;
 import ch.qos.logback.core.spi.FilterReply;
+import com.github.shyiko.mysql.binlog.event.Event;
+import com.github.shyiko.mysql.binlog.event.EventHeaderV4;
+import com.github.shyiko.mysql.binlog.event.EventType;
+import com.github.shyiko.mysql.binlog.event.QueryEventData;
+import com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -189,7 +194,8 @@ class StatementEventDetectorTest {
             // a plain statement: its query line first, then Debezium's own warning about it, counted once
             debezium.debug(StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE, queryEvent("UPDATE t SET a = 5", true));
             debezium.warn(StatementEventDetector.DEBEZIUM_TEMPLATE, "UPDATE t SET a = 5");
-            debezium.debug(StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE, queryEvent("REPLACE INTO t VALUES (6)", false));
+            debezium.debug(StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE,
+                    queryEvent("REPLACE INTO t VALUES (6)", false));
             debezium.debug(StatementEventDetector.DEBEZIUM_FILTERED_TEMPLATE, "REPLACE INTO t VALUES (6)");
         } finally {
             detector.uninstall();
@@ -202,14 +208,12 @@ class StatementEventDetectorTest {
     }
 
     /** A query event as the binlog client delivers it; {@code wrapped}: inside the deserializer's wrapper. */
-    private static com.github.shyiko.mysql.binlog.event.Event queryEvent(String sql, boolean wrapped) {
-        com.github.shyiko.mysql.binlog.event.QueryEventData data = new com.github.shyiko.mysql.binlog.event.QueryEventData();
+    private static Event queryEvent(String sql, boolean wrapped) {
+        QueryEventData data = new QueryEventData();
         data.setSql("  " + sql + " ");
-        com.github.shyiko.mysql.binlog.event.EventHeaderV4 header = new com.github.shyiko.mysql.binlog.event.EventHeaderV4();
-        header.setEventType(com.github.shyiko.mysql.binlog.event.EventType.QUERY);
-        return new com.github.shyiko.mysql.binlog.event.Event(header, wrapped
-                ? new com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer.EventDataWrapper(data, data)
-                : data);
+        EventHeaderV4 header = new EventHeaderV4();
+        header.setEventType(EventType.QUERY);
+        return new Event(header, wrapped ? new EventDeserializer.EventDataWrapper(data, data) : data);
     }
 
     @Test

@@ -79,18 +79,90 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     static final String DEBEZIUM_QUERY_TEMPLATE = "Received query command: {}";
 
     /**
-     * A statement that changes rows, in any form the server logs it: {@code INSERT}, {@code UPDATE}, {@code DELETE}
-     * or {@code REPLACE}, after comments and an optional {@code SET STATEMENT ... FOR} in any case; not one whose
-     * target is a bookkeeping table of the managed services ({@code rds_heartbeat2}, {@code rds_sysinfo},
-     * {@code rds_monitor}), which Debezium's default DDL filter exists for.
+     * The first word of a statement that changes rows or may (a function call logged as {@code SELECT} or {@code DO},
+     * a common table expression before {@code UPDATE} or {@code DELETE}): such statements reach the binlog as query
+     * events only when it holds statements. Not one whose target is a bookkeeping table of the managed services
+     * ({@code rds_heartbeat2}, {@code rds_sysinfo}, {@code rds_monitor}), which Debezium's default DDL filter exists
+     * for.
      */
-    static final java.util.regex.Pattern ROW_CHANGE = java.util.regex.Pattern.compile(
-            "(?:\\s+|/\\*.*?\\*/|--[^\\n]*(?:\\n|\\z)|#[^\\n]*(?:\\n|\\z))*"
-                    + "(?:SET\\s+STATEMENT\\s+.*?\\s+FOR\\b(?:\\s+|/\\*.*?\\*/)*)?"
-                    + "(?:INSERT|UPDATE|DELETE|REPLACE)\\b"
-                    + "(?!(?:\\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|QUICK|IGNORE))*(?:\\s+(?:INTO|FROM))?\\s+"
-                    + "`?(?:mysql`?\\.`?)?rds_(?:heartbeat2|sysinfo|monitor)\\b)",
-            java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
+    private static final java.util.regex.Pattern ROW_CHANGE_START = java.util.regex.Pattern.compile(
+            "(?:INSERT|UPDATE|DELETE|REPLACE|WITH|SELECT|DO)\\b"
+                    + "(?!(?:\\s++(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|QUICK|IGNORE)\\b)*+(?:\\s++(?:INTO|FROM)\\b)?+"
+                    + "\\s++`?(?:mysql`?\\.`?)?rds_(?:heartbeat2|sysinfo|monitor)\\b)",
+            java.util.regex.Pattern.CASE_INSENSITIVE);
+
+    /** Whether {@code sql} is a statement that changes rows (see {@link #ROW_CHANGE_START}), in any form. */
+    static boolean isRowChange(String sql) {
+        int start = skipSpaceAndComments(sql, 0);
+        start = skipSpaceAndComments(sql, afterSetStatement(sql, start));
+        return ROW_CHANGE_START.matcher(sql).region(start, sql.length()).lookingAt();
+    }
+
+    /**
+     * After a {@code SET STATEMENT var=value[, ...] FOR} prefix at {@code from} (any case, quoted values included:
+     * the first {@code FOR} outside quotes ends it), or {@code from} if there is none. Written out, not a regular
+     * expression: it runs on the binlog thread for every query event, and must stay linear and shallow on any input.
+     */
+    private static int afterSetStatement(String sql, int from) {
+        int n = sql.length();
+        if (!sql.regionMatches(true, from, "SET", 0, 3) || from + 3 >= n
+                || !Character.isWhitespace(sql.charAt(from + 3))) {
+            return from;
+        }
+        int i = from + 3;
+        while (i < n && Character.isWhitespace(sql.charAt(i))) {
+            i++;
+        }
+        if (!sql.regionMatches(true, i, "STATEMENT", 0, 9)) {
+            return from;
+        }
+        char quote = 0;
+        for (i += 9; i < n; i++) {
+            char c = sql.charAt(i);
+            if (quote != 0) {
+                quote = c == quote ? 0 : quote;
+            } else if (c == '\'' || c == '"' || c == '`') {
+                quote = c;
+            } else if (sql.regionMatches(true, i, "FOR", 0, 3) && !isWordChar(sql, i - 1) && !isWordChar(sql, i + 3)) {
+                return i + 3;
+            }
+        }
+        return from;
+    }
+
+    private static boolean isWordChar(String sql, int i) {
+        return i >= 0 && i < sql.length() && (Character.isLetterOrDigit(sql.charAt(i)) || sql.charAt(i) == '_');
+    }
+
+    /**
+     * The index of the first character at or after {@code from} that is not white space or a comment; the body of an
+     * executable comment ({@code /*!50000 ... *}{@code /}, {@code /*M!100100 ... *}{@code /}) counts as code.
+     */
+    private static int skipSpaceAndComments(String sql, int from) {
+        int i = from;
+        int n = sql.length();
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (Character.isWhitespace(c)) {
+                i++;
+            } else if (sql.startsWith("/*!", i) || sql.startsWith("/*M!", i)) {
+                i = sql.indexOf('!', i) + 1;
+                while (i < n && Character.isDigit(sql.charAt(i))) {
+                    i++;
+                }
+            } else if (sql.startsWith("/*", i)) {
+                int end = sql.indexOf("*/", i + 2);
+                i = end < 0 ? n : end + 2;
+            } else if (c == '#'
+                    || sql.startsWith("--", i) && (i + 2 == n || Character.isWhitespace(sql.charAt(i + 2)))) {
+                int end = sql.indexOf('\n', i);
+                i = end < 0 ? n : end + 1;
+            } else {
+                break;
+            }
+        }
+        return i;
+    }
 
     /**
      * The statement of the query event being handled on this thread, if it was noticed from Debezium's first line:
@@ -194,7 +266,9 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         if (DEBEZIUM_TEMPLATE.equals(event.getMessage())) {
             Object[] params = event.getArgumentArray();
             String sql = params != null && params.length > 0 ? String.valueOf(params[0]) : "";
-            if (!sql.equals(NOTICED.get())) { // else noticed already from the query line, by the passage
+            String noticed = NOTICED.get();
+            NOTICED.remove();
+            if (!sql.equals(noticed)) { // else noticed already from the query line, by the passage
                 onStatement.accept(sql);
             }
         }
@@ -325,7 +399,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                     // every query event, before Debezium's own checks, which miss a row change that starts with a
                     // comment or a lower-case SET STATEMENT
                     String sql = statementOf(param);
-                    if (sql != null && ROW_CHANGE.matcher(sql).lookingAt()) {
+                    if (sql != null && isRowChange(sql)) {
                         NOTICED.set(sql);
                         noticeEverywhere(sql);
                     } else {
@@ -334,7 +408,9 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                 } else if (DEBEZIUM_FILTERED_TEMPLATE.equals(format)) {
                     // Debezium's DDL filter dropped it (every REPLACE INTO): noticed here if not from its query line
                     String sql = String.valueOf(param);
-                    if (!sql.equals(NOTICED.get()) && ROW_CHANGE.matcher(sql).lookingAt()) {
+                    String noticed = NOTICED.get();
+                    NOTICED.remove();
+                    if (!sql.equals(noticed) && isRowChange(sql)) {
                         noticeEverywhere(sql);
                     }
                 }

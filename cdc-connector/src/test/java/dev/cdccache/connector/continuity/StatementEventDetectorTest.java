@@ -2,6 +2,7 @@ package dev.cdccache.connector.continuity;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
@@ -205,6 +206,32 @@ class StatementEventDetectorTest {
                 "set statement max_statement_time=5 for delete from item where id = 3",
                 "# generated\n  -- by a tool\n INSERT INTO item VALUES (4)", "UPDATE t SET a = 5",
                 "REPLACE INTO t VALUES (6)");
+    }
+
+    @Test
+    void everyFormOfARowChangeIsTakenForOneAndNothingElse() {
+        assertThat(List.of("/*!50000 UPDATE t SET a = 1 */", "/*M!100100 DELETE FROM t */",
+                "WITH c AS (SELECT 1 AS id) UPDATE t JOIN c ON t.id = c.id SET a = 1", "SELECT `shop`.`bump_stock`(1)",
+                "SET STATEMENT sql_mode='NO_ENGINE_SUBSTITUTION,STRICT_ALL_TABLES' FOR UPDATE t SET a = 1",
+                "set statement max_statement_time=5 for /* c */ delete from t", "-- c\r\nUPDATE t SET a = 2",
+                "SET STATEMENT x=1 FOR UPDATE t SET note = 'x FOR y'", "REPLACE LOW_PRIORITY INTO t VALUES (1)"))
+                .allSatisfy(sql -> assertThat(StatementEventDetector.isRowChange(sql)).as(sql).isTrue());
+        assertThat(List.of("SET STATEMENT lock_wait_timeout=5 FOR ALTER TABLE t COMMENT 'used for update tracking'",
+                "CREATE TABLE updates (id INT)", "INSERT INTO mysql.rds_heartbeat2(id, value) values (1, 2)",
+                "REPLACE INTO `rds_heartbeat2` VALUES (1)", "BEGIN", "SAVEPOINT s1", "# Dummy event", "",
+                "/* unterminated"))
+                .allSatisfy(sql -> assertThat(StatementEventDetector.isRowChange(sql)).as(sql).isFalse());
+    }
+
+    @Test
+    void noStatementMakesTheClassificationBacktrackOrOverflowTheStack() {
+        // the binlog thread runs it for every query event: these took minutes or threw StackOverflowError in a regex
+        List<String> statements = List.of("SET STATEMENT a=1 FOR" + " ".repeat(60) + "ALTER TABLE t ADD c INT",
+                "\n" + "\t".repeat(60) + "CREATE TABLE t (a INT)", "-- x\n".repeat(20_000) + "CREATE TABLE t (a INT)",
+                "/* c */" + " ".repeat(200_000) + "CREATE TABLE t (a INT)",
+                "SET STATEMENT " + "a='x',".repeat(20_000) + " ALTER TABLE t ADD c INT");
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> statements
+                .forEach(sql -> assertThat(StatementEventDetector.isRowChange(sql)).isFalse()));
     }
 
     /** A query event as the binlog client delivers it; {@code wrapped}: inside the deserializer's wrapper. */

@@ -289,6 +289,122 @@ class ContinuityIT {
         }
     }
 
+    @Test
+    @Order(9)
+    void loadDataLoggedAsAStatementAndACompressedEventStartANewEpochAndACompressedHeartbeatIsHeldBack(
+            CapturedOutput output) throws Exception {
+        startConnector(NAME);
+        String before = epochOf(NAME);
+        awaitHeartbeatWithEpoch(NAME, before);
+        long id = insert();
+        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+
+        // LOAD DATA from a session that logs statements reaches the binlog as events other than a query, which
+        // Debezium skips without a warning
+        Path rows = db.baseDir().resolve("rows.tsv").toAbsolutePath();
+        java.nio.file.Files.writeString(rows, (id + 1_000) + "\tloaded by a statement\n");
+        try (Connection c = db.adminConnection(DB); Statement s = c.createStatement()) {
+            s.execute("SET SESSION binlog_format = 'STATEMENT'");
+            s.executeUpdate("LOAD DATA INFILE '" + rows + "' INTO TABLE item");
+        }
+        await("LOAD DATA").atMost(WAIT).until(() -> !before.equals(epochOf(NAME)));
+        String afterLoad = epochOf(NAME);
+        awaitHeartbeatWithEpoch(NAME, afterLoad);
+        assertThat(continuityHealth().path("details").path("verdict").asString()).isEqualTo("STATEMENT_IN_BINLOG");
+        assertThat(output.getOut()).contains("(LOAD DATA ...)");
+
+        // MariaDB compresses every event of at least log_bin_compress_min_len bytes, which the binlog reader cannot
+        // decode: the update below never reaches a client as a row event
+        String renewed;
+        try {
+            db.execute(null, "SET GLOBAL log_bin_compress_min_len = 10", "SET GLOBAL log_bin_compress = ON");
+            db.execute(DB, "UPDATE item SET name = '" + "compressed ".repeat(5) + "' WHERE id = " + id);
+            await("compressed").atMost(WAIT).until(() -> "UNREADABLE_EVENT_IN_BINLOG".equals(
+                    continuityHealth().path("details").path("verdict").asString()));
+            JsonNode health = continuityHealth();
+            renewed = health.path("details").path("epoch").asString();
+            assertThat(renewed).isNotEqualTo(afterLoad);
+            assertThat(health.path("details").path("gap").asBoolean()).isTrue();
+            assertThat(health.path("details").path("action").asString()).contains("log_bin_compress=OFF");
+            // the heartbeat row would be compressed as well: held back, and health says so
+            assertThat(health.path("status").asString()).isEqualTo("DOWN");
+            assertThat(health.path("details").path("heartbeats").asString()).contains("held", "log_bin_compress=ON");
+            String ts = heartbeatTimestampOf(NAME);
+            Thread.sleep(3_000);
+            assertThat(heartbeatTimestampOf(NAME)).as("no heartbeat row written while held").isEqualTo(ts);
+            assertThat(epochOf(NAME)).isEqualTo(afterLoad);
+        } finally {
+            db.execute(null, "SET GLOBAL log_bin_compress = OFF");
+        }
+        // once the server no longer compresses, rows are written again: the first carries the renewed epoch
+        awaitHeartbeatWithEpoch(NAME, renewed);
+        await().atMost(WAIT).until(() -> "UP".equals(continuityHealth().path("status").asString()));
+        assertThat(output.getOut()).contains("Heartbeat rows are no longer written", "Heartbeat rows are written again");
+
+        // and a connector started while the server compresses is refused, with the fix
+        connector.close();
+        connector = null;
+        db.execute(null, "SET GLOBAL log_bin_compress = ON");
+        try {
+            Throwable failure = catchThrowable(() -> InProcessConnector.run(settings(NAME)).close());
+            Throwable cause = failure;
+            while (cause != null && !(cause instanceof StartupCheckException)) {
+                cause = cause.getCause();
+            }
+            assertThat(cause).as("a StartupCheckException in %s", failure).isInstanceOf(StartupCheckException.class);
+            assertThat(cause.getMessage()).contains("log_bin_compress is ON");
+            assertThat(((StartupCheckException) cause).fix()).contains("SET GLOBAL log_bin_compress = OFF;");
+        } finally {
+            db.execute(null, "SET GLOBAL log_bin_compress = OFF");
+        }
+    }
+
+    @Test
+    @Order(10)
+    void aHeartbeatRowLoggedAsAStatementHoldsHeartbeatsBackInsteadOfStartingEpochsWithoutEnd(CapturedOutput output)
+            throws Exception {
+        startConnector(NAME);
+        String epoch = epochOf(NAME);
+        awaitHeartbeatWithEpoch(NAME, epoch);
+        String connectorUser = "'" + db.connectorUser() + "'@'%'";
+        try {
+            // the global format changes; the heartbeat writer keeps its ROW session until a failed write makes it
+            // reconnect, and from then on its rows reach the binlog as statements, which Debezium does not publish
+            db.execute(null, "SET GLOBAL binlog_format = 'STATEMENT'",
+                    "REVOKE INSERT, UPDATE ON " + MariaDbServer.HEARTBEAT_TABLE + " FROM " + connectorUser);
+            await("a failed heartbeat write").atMost(WAIT)
+                    .until(() -> output.getOut().contains("Could not write the heartbeat row"));
+            db.execute(null, "GRANT INSERT, UPDATE ON " + MariaDbServer.HEARTBEAT_TABLE + " TO " + connectorUser);
+            await("heartbeats held").atMost(WAIT)
+                    .until(() -> continuityHealth().path("details").path("heartbeats").asString().contains("held"));
+            JsonNode health = continuityHealth();
+            assertThat(health.path("status").asString()).isEqualTo("DOWN");
+            assertThat(health.path("details").path("heartbeats").asString()).contains("binlog_format");
+            assertThat(health.path("details").path("epoch").asString()).as("no new epoch for a heartbeat")
+                    .isEqualTo(epoch);
+        } finally {
+            db.execute(null, "SET GLOBAL binlog_format = 'ROW'",
+                    "GRANT INSERT, UPDATE ON " + MariaDbServer.HEARTBEAT_TABLE + " TO " + connectorUser);
+        }
+        // the writer reconnects in ROW format and heartbeats are published again, of the same epoch
+        String ts = heartbeatTimestampOf(NAME);
+        await().atMost(WAIT).until(() -> "UP".equals(continuityHealth().path("status").asString()));
+        await().atMost(WAIT).until(() -> !ts.equals(heartbeatTimestampOf(NAME)));
+        awaitHeartbeatWithEpoch(NAME, epoch);
+        assertThat(epochOf(NAME)).isEqualTo(epoch);
+    }
+
+    private static String heartbeatTimestampOf(String name) throws Exception {
+        try (Connection c = db.adminConnection(null);
+                PreparedStatement s = c.prepareStatement("SELECT ts FROM " + MariaDbServer.HEARTBEAT_TABLE + " WHERE id = ?")) {
+            s.setString(1, name);
+            try (ResultSet rs = s.executeQuery()) {
+                assertThat(rs.next()).as("heartbeat row of %s", name).isTrue();
+                return rs.getString(1);
+            }
+        }
+    }
+
     private static long insert() {
         long id = nextId++;
         db.execute(DB, "INSERT INTO item VALUES (" + id + ", 'row " + id + "')");

@@ -184,7 +184,8 @@ public final class ConnectorCheckCommand {
                         + database.getUser() + "' (flavor " + flavor.name().toLowerCase(Locale.ROOT) + ")");
             }
             DatabaseCheck check = new DatabaseCheck(database, settings.dataTables(), settings.heartbeatTable());
-            step("binlog", "log_bin=ON, binlog_format=ROW, binlog_row_image=FULL", () -> check.verifyBinlog(connection));
+            step("binlog", "log_bin=ON, binlog_format=ROW, binlog_row_image=FULL, log_bin_compress=OFF",
+                    () -> check.verifyBinlog(connection));
             checkServerSettings(server);
             step("grants", "user '" + database.getUser() + "' holds what the connector needs",
                     () -> check.verifyPrivileges(connection));

@@ -31,6 +31,7 @@ import dev.cdccache.connector.startup.ReplicaCheck;
 import dev.cdccache.connector.startup.StartupCheckException;
 import dev.cdccache.connector.startup.TopicProvisioner;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.time.Clock;
@@ -131,8 +132,9 @@ class ConnectorConfiguration {
         }
 
         @Bean
-        ContinuityHealthIndicator continuityHealthIndicator(ContinuityState state, ConnectorLease lease) {
-            return new ContinuityHealthIndicator(state, lease::describe);
+        ContinuityHealthIndicator continuityHealthIndicator(ContinuityState state, ConnectorLease lease,
+                HeartbeatWriter heartbeatWriter) {
+            return new ContinuityHealthIndicator(state, lease::describe, heartbeatWriter::heldBecause);
         }
 
         @Bean
@@ -181,9 +183,13 @@ class ConnectorConfiguration {
         }
 
         /**
-         * A row change the binlog holds as a statement replaces the epoch, and the heartbeat row is written with it at
-         * once, on the thread that reads the binlog: before the engine can store an offset past the statement. If that
-         * write fails the engine fails too, so a restart reads the statement again.
+         * A row change the binlog holds as a statement, or an event that may have changed rows but cannot be read,
+         * replaces the epoch, and the heartbeat row is written with it at once, on the thread that reads the binlog:
+         * before the engine can store an offset past the event. If that write fails the engine fails too, so a
+         * restart reads the event again. Where the heartbeat row itself would reach the binlog in such a form (the
+         * server compresses events; the writer's session logs statements), writing it would only start another epoch
+         * each time: heartbeats are held back instead until the server's setting changes, and no client can prove
+         * its cache fresh meanwhile.
          */
         @Bean(destroyMethod = "uninstall")
         StatementEventDetector statementEventDetector(ContinuityState continuityState, HeartbeatWriter heartbeatWriter,
@@ -192,10 +198,44 @@ class ConnectorConfiguration {
                     .description("Row changes the binlog held as SQL statements (a writer not in binlog_format=ROW);"
                             + " each replaces the epoch")
                     .register(registry);
+            Counter unreadable = Counter.builder("cdc.connector.binlog.unreadable.events")
+                    .description("Events the binlog held that may have changed rows but that the connector cannot read"
+                            + " (MariaDB's log_bin_compress=ON); each replaces the epoch")
+                    .register(registry);
+            Gauge.builder("cdc.connector.heartbeat.held", heartbeatWriter, w -> w.heldBecause().isPresent() ? 1 : 0)
+                    .description("1 while heartbeat rows are held back because the server would log them in a form"
+                            + " the connector cannot read; clients cannot prove their caches fresh meanwhile")
+                    .register(registry);
             boolean heartbeats = !properties.getHeartbeat().getInterval().isZero() && !properties.getHeartbeat().getInterval().isNegative();
+            HeartbeatRow row = heartbeatWriter.row();
+            java.util.regex.Pattern heartbeatUpsert = java.util.regex.Pattern.compile("^\\s*INSERT\\s+INTO\\s+`?"
+                    + java.util.regex.Pattern.quote(row.table().database()) + "`?\\s*\\.\\s*`?"
+                    + java.util.regex.Pattern.quote(row.table().table()) + "`?[\\s(]",
+                    java.util.regex.Pattern.CASE_INSENSITIVE);
             return StatementEventDetector.install(sql -> {
+                if (heartbeatUpsert.matcher(sql).find()) {
+                    // a heartbeat row logged as a statement changes no cached row; from this connector's own writer,
+                    // every further one would be too: hold them until the server's format is ROW again
+                    if (heartbeats && sql.contains("'" + row.connectorId() + "'")) {
+                        heartbeatWriter.holdWhile("binlog_format", format -> !"ROW".equalsIgnoreCase(format),
+                                "the binlog holds heartbeat rows as SQL statements (binlog_format is not ROW for the"
+                                        + " heartbeat writer's session), so Debezium does not publish them.");
+                    }
+                    return;
+                }
                 statements.increment();
                 if (continuityState.renewForStatement(sql, Clock.systemUTC()) != null && heartbeats) {
+                    heartbeatWriter.writeOrFail();
+                }
+            }, what -> {
+                unreadable.increment();
+                if (heartbeatWriter.heldBecause().isPresent()) {
+                    return; // renewed at the first one; the first row written after the hold carries the epoch
+                }
+                if (continuityState.renewForUnreadableEvent(what, Clock.systemUTC()) != null && heartbeats
+                        && !heartbeatWriter.holdWhile("log_bin_compress", v -> "ON".equalsIgnoreCase(v) || "1".equals(v),
+                                "the server compresses binlog events (log_bin_compress=ON), the heartbeat row's too,"
+                                        + " and the connector cannot read them.")) {
                     heartbeatWriter.writeOrFail();
                 }
             });

@@ -52,7 +52,13 @@ public record Continuity(String epoch, Verdict verdict, String message, String a
          * While streaming, a row change reached the binlog as an SQL statement (a writer not in {@code binlog_format=ROW}):
          * which rows it changed cannot be read, so a new epoch replaced the running one.
          */
-        STATEMENT_IN_BINLOG(true);
+        STATEMENT_IN_BINLOG(true),
+        /**
+         * While streaming, the binlog held an event that may have changed rows but that Debezium skips (a compressed
+         * MariaDB event, while {@code log_bin_compress=ON}): which rows it changed cannot be read, so a new epoch
+         * replaced the running one.
+         */
+        UNREADABLE_EVENT_IN_BINLOG(true);
 
         private final boolean gap;
 

@@ -65,20 +65,43 @@ public final class ContinuityState {
      * @return the new epoch; null (and nothing renewed) before the start-up check decided one
      */
     public synchronized String renewForStatement(String sql, Clock clock) {
+        return renew(Continuity.Verdict.STATEMENT_IN_BINLOG, epochs -> "A row change reached the binlog as an SQL"
+                + " statement, not as rows (" + abbreviate(sql) + "): the connector cannot read which rows it changed. "
+                + epochs,
+                "Set binlog_format=ROW globally (SET GLOBAL binlog_format='ROW' and in the server's configuration) and"
+                        + " find the writer that runs with STATEMENT or MIXED: sessions opened before a global change keep"
+                        + " the old format, and a user with BINLOG ADMIN or SUPER can change it per session. Until then"
+                        + " every such statement drops the clients' caches of the captured tables.", clock);
+    }
+
+    /**
+     * Replaces the epoch because the binlog held an event that may have changed rows but that cannot be read (see
+     * {@link Continuity.Verdict#UNREADABLE_EVENT_IN_BINLOG}); the caller writes the heartbeat row at once, as for
+     * {@link #renewForStatement}.
+     *
+     * @param what what the event may have changed, from {@link StatementEventDetector}
+     * @return the new epoch; null (and nothing renewed) before the start-up check decided one
+     */
+    public synchronized String renewForUnreadableEvent(String what, Clock clock) {
+        return renew(Continuity.Verdict.UNREADABLE_EVENT_IN_BINLOG, epochs -> "The binlog held " + what + ", which the"
+                + " connector cannot read: the rows it changed are unknown. " + epochs,
+                "On MariaDB run SET GLOBAL log_bin_compress=OFF and set log_bin_compress=OFF under [mariadb] in the"
+                        + " server's configuration; the connector refuses to start while it is ON. Until then every"
+                        + " such event drops the clients' caches of the captured tables. If the event was a compressed"
+                        + " schema change of a captured table, the connector's view of that table is out of date as well:"
+                        + " stop it, delete its stored offsets and start it again (docs/connector.md, \"Continuity and"
+                        + " epochs\").", clock);
+    }
+
+    private String renew(Continuity.Verdict verdict, java.util.function.UnaryOperator<String> message, String action,
+            Clock clock) {
         Continuity c = current.get();
         if (c == null) {
             return null;
         }
         String epoch = UUID.randomUUID().toString();
-        Continuity renewed = new Continuity(epoch, Continuity.Verdict.STATEMENT_IN_BINLOG,
-                "A row change reached the binlog as an SQL statement, not as rows (" + abbreviate(sql) + "): the"
-                        + " connector cannot read which rows it changed. A new epoch " + epoch + " replaced " + c.epoch()
-                        + ": every client drops its cached entries of the captured tables.",
-                "Set binlog_format=ROW globally (SET GLOBAL binlog_format='ROW' and in the server's configuration) and"
-                        + " find the writer that runs with STATEMENT or MIXED: sessions opened before a global change keep"
-                        + " the old format, and a user with BINLOG ADMIN or SUPER can change it per session. Until then"
-                        + " every such statement drops the clients' caches of the captured tables.",
-                clock.instant());
+        Continuity renewed = new Continuity(epoch, verdict, message.apply("A new epoch " + epoch + " replaced "
+                + c.epoch() + ": every client drops its cached entries of the captured tables."), action, clock.instant());
         current.set(renewed);
         onNewEpoch.accept(renewed);
         LOG.error("Continuity gap: {} What to do: {}", renewed.message(), renewed.action());
@@ -90,8 +113,10 @@ public final class ContinuityState {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile(
                 "^\\s*(INSERT\\s+(?:IGNORE\\s+)?INTO|REPLACE\\s+INTO|UPDATE|DELETE\\s+FROM)\\s+([`\\w.]+)",
                 java.util.regex.Pattern.CASE_INSENSITIVE).matcher(sql);
-        return m.find() ? m.group(1).replaceAll("\\s+", " ").toUpperCase(java.util.Locale.ROOT) + " " + m.group(2) + " ..."
-                : "a statement";
+        if (m.find()) {
+            return m.group(1).replaceAll("\\s+", " ").toUpperCase(java.util.Locale.ROOT) + " " + m.group(2) + " ...";
+        }
+        return sql.regionMatches(true, 0, "LOAD DATA", 0, 9) ? "LOAD DATA ..." : "a statement";
     }
 
     /** Records that the engine refused to go on: its position is gone, or its lease was lost (message and remedy). */

@@ -9,6 +9,7 @@ import ch.qos.logback.classic.turbo.TurboFilter;
 import ch.qos.logback.core.UnsynchronizedAppenderBase;
 import ch.qos.logback.core.spi.FilterReply;
 import com.github.shyiko.mysql.binlog.event.Event;
+import com.github.shyiko.mysql.binlog.event.EventType;
 import com.github.shyiko.mysql.binlog.event.QueryEventData;
 import com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer;
 import java.util.List;
@@ -47,9 +48,14 @@ import org.slf4j.Marker;
  * {@code set statement ... for} is not taken for a row change at all. So the passage also reads the DEBUG line with
  * which Debezium starts handling every query event (a turbo filter is asked before the level check, so at any level)
  * and hands a row change in any of these forms to the detectors, once per statement. That is why the passage stays
- * in the list even when it is the only turbo filter; it costs every logging call one comparison of the level, and
- * a DEBUG call one of the logger's name (Spring Boot's Micrometer integration keeps a turbo filter in the list
- * anyway). {@code LOAD DATA} reaches the binlog as other event types, which Debezium does not log: not noticed.
+ * in the list even when it is the only turbo filter; it costs every logging call one comparison of the level, a
+ * DEBUG call one of the logger's name and a TRACE call one of its template (Spring Boot's Micrometer integration
+ * keeps a turbo filter in the list anyway).
+ *
+ * <p>Some row changes reach the binlog as events Debezium has no handler for: {@code LOAD DATA} logged as a statement,
+ * and every row or query event MariaDB compresses while {@code log_bin_compress=ON} (the binlog reader cannot decode
+ * them). Debezium skips such an event with a TRACE line that carries it; the passage reads that line too, at any
+ * level, and hands what the event may have changed to the detectors ({@link UnreadableChanges}).
  *
  * <p>The list is checked on every reset and level change of the logging context and, for a filter added by code at
  * any other time, once a second.
@@ -79,90 +85,10 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     static final String DEBEZIUM_QUERY_TEMPLATE = "Received query command: {}";
 
     /**
-     * The first word of a statement that changes rows or may (a function call logged as {@code SELECT} or {@code DO},
-     * a common table expression before {@code UPDATE} or {@code DELETE}): such statements reach the binlog as query
-     * events only when it holds statements. Not one whose target is a bookkeeping table of the managed services
-     * ({@code rds_heartbeat2}, {@code rds_sysinfo}, {@code rds_monitor}), which Debezium's default DDL filter exists
-     * for.
+     * The template of the TRACE line with which Debezium skips an event it has no handler for, with the event as its
+     * argument: a compressed MariaDB event, {@code LOAD DATA} logged as a statement (see {@link UnreadableChanges}).
      */
-    private static final java.util.regex.Pattern ROW_CHANGE_START = java.util.regex.Pattern.compile(
-            "(?:INSERT|UPDATE|DELETE|REPLACE|WITH|SELECT|DO)\\b"
-                    + "(?!(?:\\s++(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|QUICK|IGNORE)\\b)*+(?:\\s++(?:INTO|FROM)\\b)?+"
-                    + "\\s++`?(?:mysql`?\\.`?)?rds_(?:heartbeat2|sysinfo|monitor)\\b)",
-            java.util.regex.Pattern.CASE_INSENSITIVE);
-
-    /** Whether {@code sql} is a statement that changes rows (see {@link #ROW_CHANGE_START}), in any form. */
-    static boolean isRowChange(String sql) {
-        int start = skipSpaceAndComments(sql, 0);
-        start = skipSpaceAndComments(sql, afterSetStatement(sql, start));
-        return ROW_CHANGE_START.matcher(sql).region(start, sql.length()).lookingAt();
-    }
-
-    /**
-     * After a {@code SET STATEMENT var=value[, ...] FOR} prefix at {@code from} (any case, quoted values included:
-     * the first {@code FOR} outside quotes ends it), or {@code from} if there is none. Written out, not a regular
-     * expression: it runs on the binlog thread for every query event, and must stay linear and shallow on any input.
-     */
-    private static int afterSetStatement(String sql, int from) {
-        int n = sql.length();
-        if (!sql.regionMatches(true, from, "SET", 0, 3) || from + 3 >= n
-                || !Character.isWhitespace(sql.charAt(from + 3))) {
-            return from;
-        }
-        int i = from + 3;
-        while (i < n && Character.isWhitespace(sql.charAt(i))) {
-            i++;
-        }
-        if (!sql.regionMatches(true, i, "STATEMENT", 0, 9)) {
-            return from;
-        }
-        char quote = 0;
-        for (i += 9; i < n; i++) {
-            char c = sql.charAt(i);
-            if (quote != 0) {
-                quote = c == quote ? 0 : quote;
-            } else if (c == '\'' || c == '"' || c == '`') {
-                quote = c;
-            } else if (sql.regionMatches(true, i, "FOR", 0, 3) && !isWordChar(sql, i - 1) && !isWordChar(sql, i + 3)) {
-                return i + 3;
-            }
-        }
-        return from;
-    }
-
-    private static boolean isWordChar(String sql, int i) {
-        return i >= 0 && i < sql.length() && (Character.isLetterOrDigit(sql.charAt(i)) || sql.charAt(i) == '_');
-    }
-
-    /**
-     * The index of the first character at or after {@code from} that is not white space or a comment; the body of an
-     * executable comment ({@code /*!50000 ... *}{@code /}, {@code /*M!100100 ... *}{@code /}) counts as code.
-     */
-    private static int skipSpaceAndComments(String sql, int from) {
-        int i = from;
-        int n = sql.length();
-        while (i < n) {
-            char c = sql.charAt(i);
-            if (Character.isWhitespace(c)) {
-                i++;
-            } else if (sql.startsWith("/*!", i) || sql.startsWith("/*M!", i)) {
-                i = sql.indexOf('!', i) + 1;
-                while (i < n && Character.isDigit(sql.charAt(i))) {
-                    i++;
-                }
-            } else if (sql.startsWith("/*", i)) {
-                int end = sql.indexOf("*/", i + 2);
-                i = end < 0 ? n : end + 2;
-            } else if (c == '#'
-                    || sql.startsWith("--", i) && (i + 2 == n || Character.isWhitespace(sql.charAt(i + 2)))) {
-                int end = sql.indexOf('\n', i);
-                i = end < 0 ? n : end + 1;
-            } else {
-                break;
-            }
-        }
-        return i;
-    }
+    static final String DEBEZIUM_IGNORED_TEMPLATE = "Ignoring event due to missing handler: {}";
 
     /**
      * The statement of the query event being handled on this thread, if it was noticed from Debezium's first line:
@@ -179,6 +105,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     static final long PASSAGE_CHECK_MILLIS = 1_000;
 
     private final Consumer<String> onStatement;
+    private final Consumer<String> onUnreadableEvent;
     /** Replaced by a new instance whenever it is put first, so that the old one can be removed by identity. */
     private volatile Passage passage = new Passage();
     private ScheduledExecutorService passageCheck;
@@ -188,19 +115,35 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     /** The application's turbo filters last named, so that a reconfiguration with the same ones is not logged again. */
     private volatile List<String> turboFiltersNamed = List.of();
 
-    /** @param onStatement called with the statement's SQL, on the thread that reads the binlog */
-    StatementEventDetector(Consumer<String> onStatement) {
+    /**
+     * @param onStatement called with the statement's SQL, on the thread that reads the binlog
+     * @param onUnreadableEvent called with what an event Debezium skipped may have changed, on that thread too
+     */
+    StatementEventDetector(Consumer<String> onStatement, Consumer<String> onUnreadableEvent) {
         this.onStatement = onStatement;
+        this.onUnreadableEvent = onUnreadableEvent;
         setName("cdc-statement-event-detector");
     }
 
-    /** Installs a detector into the application's Logback context; {@link #uninstall()} removes it. */
-    public static StatementEventDetector install(Consumer<String> onStatement) {
+    /** Installs a detector that hands statements and unreadable events alike to {@code onChange}. */
+    static StatementEventDetector install(Consumer<String> onChange) {
+        return install(onChange, onChange);
+    }
+
+    /**
+     * Installs a detector into the application's Logback context; {@link #uninstall()} removes it.
+     *
+     * @param onStatement called with the SQL of a row change the binlog holds as a statement ({@code LOAD DATA}
+     *     included), on the thread that reads the binlog; what it throws fails Debezium's event handler
+     * @param onUnreadableEvent called with a description of an event Debezium skipped that may have changed rows
+     *     (a compressed MariaDB event), on the same thread and terms
+     */
+    public static StatementEventDetector install(Consumer<String> onStatement, Consumer<String> onUnreadableEvent) {
         if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
             throw new IllegalStateException("The connector needs Logback as its logging backend to notice row changes"
                     + " the binlog holds as statements; found " + LoggerFactory.getILoggerFactory().getClass().getName());
         }
-        StatementEventDetector detector = new StatementEventDetector(onStatement);
+        StatementEventDetector detector = new StatementEventDetector(onStatement, onUnreadableEvent);
         detector.setContext(context);
         detector.start();
         detector.installed = true;
@@ -276,9 +219,13 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
 
     /** Hands {@code sql} to every detector installed; a failure reaches Debezium's handler on this thread. */
     private static void noticeEverywhere(String sql) {
+        notice(sql, false);
+    }
+
+    private static void notice(String what, boolean unreadableEvent) {
         try {
             for (StatementEventDetector detector : INSTALLED) {
-                detector.onStatement.accept(sql);
+                (unreadableEvent ? detector.onUnreadableEvent : detector.onStatement).accept(what);
             }
         } catch (RuntimeException e) {
             // Logback swallows an IndexOutOfBoundsException from a lone turbo filter: this must reach Debezium,
@@ -379,9 +326,10 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
      * The turbo filter kept first in the list. For Debezium's warning about a statement in the binlog, and for the
      * connector's own continuity warnings and errors, it asks every other turbo filter as Logback would (a counting
      * filter, such as Micrometer's count of log events or a duplicate filter, still counts them), disregards a denial
-     * and accepts, which also skips the level check. It reads Debezium's DEBUG lines about query events (see the
-     * class comment) and is neutral for them. For every other call it is neutral after one comparison of the level
-     * (and, for a DEBUG call, of the logger's name).
+     * and accepts, which also skips the level check. It reads Debezium's DEBUG lines about query events and its TRACE
+     * line about skipped events (see the class comment) and is neutral for them. For every other call it is neutral
+     * after one comparison of the level (and, for a DEBUG call, of the logger's name; for a TRACE call, of its
+     * template).
      */
     static final class Passage extends TurboFilter {
 
@@ -392,6 +340,19 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         @Override
         public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params,
                 Throwable t) {
+            if (level == Level.TRACE && DEBEZIUM_IGNORED_TEMPLATE.equals(format)
+                    && DEBEZIUM_LOGGER.equals(logger.getName())) {
+                // an event without a handler: Debezium goes on, so one that may have changed rows is noticed here
+                Object param = params != null && params.length > 0 ? params[0] : null;
+                if (param instanceof Event event && event.getHeader() != null) {
+                    EventType type = event.getHeader().getEventType();
+                    String what = UnreadableChanges.describeIgnoredEvent(type);
+                    if (what != null) {
+                        notice(what, !UnreadableChanges.isStatement(type));
+                    }
+                }
+                return FilterReply.NEUTRAL;
+            }
             if (level == Level.DEBUG && DEBEZIUM_LOGGER.equals(logger.getName())) {
                 // asked before the level check, so at any level; what the detector's action throws reaches Debezium
                 Object param = params != null && params.length > 0 ? params[0] : null;
@@ -399,7 +360,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                     // every query event, before Debezium's own checks, which miss a row change that starts with a
                     // comment or a lower-case SET STATEMENT
                     String sql = statementOf(param);
-                    if (sql != null && isRowChange(sql)) {
+                    if (sql != null && UnreadableChanges.isRowChangeStatement(sql)) {
                         NOTICED.set(sql);
                         noticeEverywhere(sql);
                     } else {
@@ -410,7 +371,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                     String sql = String.valueOf(param);
                     String noticed = NOTICED.get();
                     NOTICED.remove();
-                    if (!sql.equals(noticed) && isRowChange(sql)) {
+                    if (!sql.equals(noticed) && UnreadableChanges.isRowChangeStatement(sql)) {
                         noticeEverywhere(sql);
                     }
                 }

@@ -6,11 +6,15 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +52,12 @@ public final class HeartbeatWriter implements SmartLifecycle {
     private ScheduledExecutorService timer;
     private Connection connection;
     private boolean failing;
+    /** Why writes are held back, null while they are not (see {@link #holdWhile}). */
+    private volatile Hold hold;
+
+    /** A reason not to write the row, which a global variable of the server shows, and when it has passed. */
+    private record Hold(String why, String variable, Predicate<String> applies) {
+    }
 
     /**
      * @param epoch the current continuity epoch, read at every write; null until it is decided (before the
@@ -98,6 +108,9 @@ public final class HeartbeatWriter implements SmartLifecycle {
      * @throws IllegalStateException if the row could not be written
      */
     public synchronized void writeOrFail() {
+        if (hold != null) {
+            return; // the first row written after the hold carries the epoch current then
+        }
         String currentEpoch = epoch.get();
         try {
             upsert(currentEpoch);
@@ -111,10 +124,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
 
     /** Writes the row with {@code currentEpoch} on the writer's connection, opening it first if needed. */
     private void upsert(String currentEpoch) throws SQLException {
-        if (connection == null || connection.isClosed()) {
-            connection = DatabaseCheck.connect(database, settings);
-            connection.setAutoCommit(true);
-        }
+        connectIfNeeded();
         try (PreparedStatement s = connection.prepareStatement(row.upsertStatement())) {
             s.setString(1, row.connectorId());
             s.setString(2, currentEpoch);
@@ -124,11 +134,83 @@ public final class HeartbeatWriter implements SmartLifecycle {
         writes.increment();
     }
 
-    /** Writes the row once; public for tests. */
+    /**
+     * Holds writes back while the server's global {@code variable} has a value {@code applies} to, and does nothing if
+     * it has not: for when the row itself would reach the binlog in a form the connector cannot read (compressed, or
+     * as a statement). Each write would then only tell the connector of one more such event, and without a row no
+     * client can prove its cache fresh, so none serves what it cannot prove. Every interval the variable is read
+     * again; once it no longer applies the writer reconnects (a session keeps the binlog format it opened with) and
+     * writes again.
+     *
+     * @param why why writes are held, for the log and health
+     * @return whether writes are held now
+     * @throws IllegalStateException if the variable could not be read
+     */
+    public synchronized boolean holdWhile(String variable, Predicate<String> applies, String why) {
+        if (hold != null) {
+            return true;
+        }
+        try {
+            if (!applies.test(globalVariable(variable))) {
+                return false;
+            }
+        } catch (SQLException | RuntimeException e) {
+            closeConnection();
+            throw new IllegalStateException("Could not read " + variable + " on " + database.getHost() + ":"
+                    + database.getPort() + " (" + e.getMessage() + ")", e);
+        }
+        hold = new Hold(why, variable, applies);
+        log.error("Heartbeat rows are no longer written: {} Clients cannot prove their caches fresh until they are"
+                + " written again, once {} changes; checked every {}.", why, variable, interval);
+        return true;
+    }
+
+    /** The row this writer writes. */
+    public HeartbeatRow row() {
+        return row;
+    }
+
+    /** Why heartbeat rows are held back, if they are ({@link #holdWhile}). */
+    public Optional<String> heldBecause() {
+        Hold h = hold;
+        return h == null ? Optional.empty() : Optional.of(h.why());
+    }
+
+    /** The value of a global variable of the server, empty if it has none (MySQL has no {@code log_bin_compress}). */
+    private String globalVariable(String name) throws SQLException {
+        connectIfNeeded();
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GLOBAL VARIABLES LIKE '" + name + "'")) { // a name of ours
+            return rs.next() ? rs.getString(2) : "";
+        }
+    }
+
+    private void connectIfNeeded() throws SQLException {
+        if (connection == null || connection.isClosed()) {
+            connection = DatabaseCheck.connect(database, settings);
+            connection.setAutoCommit(true);
+        }
+    }
+
+    /** Writes the row once, unless writes are held and still need to be; public for tests. */
     public synchronized void writeOnce() {
         String currentEpoch = epoch.get();
         if (currentEpoch == null) {
             return; // the start-up check has not decided the epoch yet; it writes the first row itself
+        }
+        Hold h = hold;
+        if (h != null) {
+            try {
+                if (h.applies().test(globalVariable(h.variable()))) {
+                    return;
+                }
+            } catch (SQLException | RuntimeException e) {
+                closeConnection();
+                return; // still held; the next interval reads it again
+            }
+            hold = null;
+            closeConnection();
+            log.info("Heartbeat rows are written again: {} changed", h.variable());
         }
         try {
             upsert(currentEpoch);

@@ -148,7 +148,8 @@ public final class DatabaseCheck {
     public void verifyBinlog(Connection connection) throws SQLException {
         Map<String, String> variables = new HashMap<>();
         try (Statement statement = connection.createStatement()) {
-            for (String name : List.of("log_bin", "binlog_format", "binlog_row_image")) {
+            for (String name : List.of("log_bin", "binlog_format", "binlog_row_image", "log_bin_compress",
+                    "binlog_row_value_options")) {
                 try (ResultSet rs = statement.executeQuery("SHOW GLOBAL VARIABLES LIKE '" + name + "'")) {
                     if (rs.next()) {
                         variables.put(name, rs.getString(2));
@@ -176,6 +177,27 @@ public final class DatabaseCheck {
                             : "every column but the changed ones and the primary key")
                     + "): clients could not evict the caches keyed by the missing columns.",
                     rowImageFix());
+        }
+        // events Debezium has no handler for: it skips them, so the rows they changed would never reach a client
+        String compress = variables.getOrDefault("log_bin_compress", "OFF");
+        if ("ON".equalsIgnoreCase(compress) || "1".equals(compress)) {
+            throw new StartupCheckException("log_bin_compress is ON on " + where() + ": MariaDB then writes compressed"
+                    + " row and query events, which the connector cannot read; the rows they change would never reach"
+                    + " the clients.",
+                    "As an administrator run SET GLOBAL log_bin_compress = OFF; and set log_bin_compress=OFF under"
+                            + " [mariadb] in the server's configuration file, so that a restart keeps it. Events"
+                            + " compressed before that stay in the binlog: if the connector meets one, it starts a new"
+                            + " epoch and clients drop their cached entries (docs/connector.md, \"Continuity and"
+                            + " epochs\").");
+        }
+        String valueOptions = variables.getOrDefault("binlog_row_value_options", "");
+        if (valueOptions.toUpperCase(java.util.Locale.ROOT).contains("PARTIAL_JSON")) {
+            throw new StartupCheckException("binlog_row_value_options is " + valueOptions + " on " + where() + ": MySQL"
+                    + " then logs an update of part of a JSON column as a partial update event, which the connector"
+                    + " cannot read; the rows it changes would never reach the clients.",
+                    "As an administrator run SET PERSIST binlog_row_value_options = ''; (or SET GLOBAL, and remove the"
+                            + " setting from the server's configuration file). Sessions already open keep the old"
+                            + " setting until they reconnect.");
         }
     }
 

@@ -41,7 +41,8 @@ class StatementEventDetectorTest {
             assertThat(in).as("Debezium's binlog streaming source").isNotNull();
             String constants = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             assertThat(constants).contains(StatementEventDetector.DEBEZIUM_TEMPLATE,
-                    StatementEventDetector.DEBEZIUM_FILTERED_TEMPLATE, StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE);
+                    StatementEventDetector.DEBEZIUM_FILTERED_TEMPLATE, StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE,
+                    StatementEventDetector.DEBEZIUM_IGNORED_TEMPLATE);
         }
     }
 
@@ -215,12 +216,12 @@ class StatementEventDetectorTest {
                 "SET STATEMENT sql_mode='NO_ENGINE_SUBSTITUTION,STRICT_ALL_TABLES' FOR UPDATE t SET a = 1",
                 "set statement max_statement_time=5 for /* c */ delete from t", "-- c\r\nUPDATE t SET a = 2",
                 "SET STATEMENT x=1 FOR UPDATE t SET note = 'x FOR y'", "REPLACE LOW_PRIORITY INTO t VALUES (1)"))
-                .allSatisfy(sql -> assertThat(StatementEventDetector.isRowChange(sql)).as(sql).isTrue());
+                .allSatisfy(sql -> assertThat(UnreadableChanges.isRowChangeStatement(sql)).as(sql).isTrue());
         assertThat(List.of("SET STATEMENT lock_wait_timeout=5 FOR ALTER TABLE t COMMENT 'used for update tracking'",
                 "CREATE TABLE updates (id INT)", "INSERT INTO mysql.rds_heartbeat2(id, value) values (1, 2)",
                 "REPLACE INTO `rds_heartbeat2` VALUES (1)", "BEGIN", "SAVEPOINT s1", "# Dummy event", "",
                 "/* unterminated"))
-                .allSatisfy(sql -> assertThat(StatementEventDetector.isRowChange(sql)).as(sql).isFalse());
+                .allSatisfy(sql -> assertThat(UnreadableChanges.isRowChangeStatement(sql)).as(sql).isFalse());
     }
 
     @Test
@@ -231,7 +232,51 @@ class StatementEventDetectorTest {
                 "/* c */" + " ".repeat(200_000) + "CREATE TABLE t (a INT)",
                 "SET STATEMENT " + "a='x',".repeat(20_000) + " ALTER TABLE t ADD c INT");
         assertTimeoutPreemptively(Duration.ofSeconds(10), () -> statements
-                .forEach(sql -> assertThat(StatementEventDetector.isRowChange(sql)).isFalse()));
+                .forEach(sql -> assertThat(UnreadableChanges.isRowChangeStatement(sql)).isFalse()));
+    }
+
+    @Test
+    void anEventDebeziumSkipsThatMayHaveChangedRowsIsSeenAtAnyLevel() {
+        List<String> statements = new ArrayList<>();
+        List<String> unreadable = new ArrayList<>();
+        ch.qos.logback.classic.Logger debezium = context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER);
+        debezium.setLevel(Level.INFO);
+        StatementEventDetector detector = StatementEventDetector.install(statements::add, unreadable::add);
+        try {
+            // a compressed MariaDB event arrives as UNKNOWN; LOAD DATA as a statement as EXECUTE_LOAD_QUERY
+            for (EventType type : List.of(EventType.UNKNOWN, EventType.EXECUTE_LOAD_QUERY, EventType.BEGIN_LOAD_QUERY,
+                    EventType.FORMAT_DESCRIPTION, EventType.INTVAR, EventType.USER_VAR, EventType.PREVIOUS_GTIDS,
+                    EventType.PARTIAL_UPDATE_ROWS_EVENT)) {
+                EventHeaderV4 header = new EventHeaderV4();
+                header.setEventType(type);
+                debezium.trace(StatementEventDetector.DEBEZIUM_IGNORED_TEMPLATE, new Event(header, null));
+            }
+            debezium.trace(StatementEventDetector.DEBEZIUM_IGNORED_TEMPLATE, "not an event");
+        } finally {
+            detector.uninstall();
+            debezium.setLevel(null);
+        }
+        assertThat(statements).containsExactly("LOAD DATA logged as a statement");
+        assertThat(unreadable).hasSize(2);
+        assertThat(unreadable.get(0)).contains("log_bin_compress=ON");
+        assertThat(unreadable.get(1)).contains("PARTIAL_JSON");
+    }
+
+    @Test
+    void anUnreadableEventReplacesTheEpochAndTheHealthNamesTheServerSetting() {
+        ContinuityState state = new ContinuityState();
+        Clock clock = Clock.fixed(Instant.parse("2026-12-06T05:00:00Z"), java.time.ZoneOffset.UTC);
+        state.set(new Continuity("epoch-1", Continuity.Verdict.RESUMED, "resumed", "", clock.instant()));
+
+        String renewed = state.renewForUnreadableEvent("an event of a type the binlog reader cannot decode", clock);
+
+        assertThat(renewed).isNotNull().isNotEqualTo("epoch-1").isEqualTo(state.epochOrNull());
+        Continuity now = state.current().orElseThrow();
+        assertThat(now.verdict()).isEqualTo(Continuity.Verdict.UNREADABLE_EVENT_IN_BINLOG);
+        assertThat(now.gap()).isTrue();
+        assertThat(now.message()).contains("cannot decode", "epoch-1", renewed);
+        assertThat(now.action()).contains("SET GLOBAL log_bin_compress=OFF");
+        assertThat(ContinuityState.abbreviate("LOAD DATA logged as a statement")).isEqualTo("LOAD DATA ...");
     }
 
     /** A query event as the binlog client delivers it; {@code wrapped}: inside the deserializer's wrapper. */

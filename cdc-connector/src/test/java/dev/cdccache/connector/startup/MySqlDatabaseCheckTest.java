@@ -62,7 +62,9 @@ class MySqlDatabaseCheckTest {
             RecordedServer server = mySql(variables);
             assertThatCode(() -> check(Flavor.MYSQL, COUPON).verifyBinlog(server.connection())).doesNotThrowAnyException();
             assertThat(server.issued()).containsExactly("SHOW GLOBAL VARIABLES LIKE 'log_bin'",
-                    "SHOW GLOBAL VARIABLES LIKE 'binlog_format'", "SHOW GLOBAL VARIABLES LIKE 'binlog_row_image'");
+                    "SHOW GLOBAL VARIABLES LIKE 'binlog_format'", "SHOW GLOBAL VARIABLES LIKE 'binlog_row_image'",
+                    "SHOW GLOBAL VARIABLES LIKE 'log_bin_compress'",
+                    "SHOW GLOBAL VARIABLES LIKE 'binlog_row_value_options'");
         }
     }
 
@@ -101,6 +103,16 @@ class MySqlDatabaseCheckTest {
         StartupCheckException refused = binlogRefused(variables);
         assertThat(refused.getMessage()).contains("binlog_row_image is NOBLOB", "unchanged BLOB and TEXT columns");
         assertThat(refused.fix()).contains("SET GLOBAL binlog_row_image = 'FULL';");
+    }
+
+    @Test
+    void partialJsonUpdateEventsAreRefusedBecauseDebeziumSkipsThem() {
+        Map<String, String> variables = MySql8Answers.variables84();
+        variables.put("binlog_row_value_options", "PARTIAL_JSON");
+        StartupCheckException refused = binlogRefused(variables);
+        assertThat(refused.getMessage()).contains("binlog_row_value_options is PARTIAL_JSON on mysql.example.com:3306",
+                "partial update event");
+        assertThat(refused.fix()).contains("SET PERSIST binlog_row_value_options = '';");
     }
 
     private static StartupCheckException binlogRefused(Map<String, String> variables) {

@@ -1,0 +1,130 @@
+package dev.cdccache.connector.continuity;
+
+import com.github.shyiko.mysql.binlog.event.EventType;
+import java.util.regex.Pattern;
+
+/**
+ * The forms in which the binlog can hold a row change that Debezium does not turn into row events: an SQL statement
+ * (a writer whose session logs STATEMENT or MIXED), or an event type it has no handler for (MariaDB's compressed row
+ * events, {@code LOAD DATA} logged as a statement). Pure classification, used by {@link StatementEventDetector} on
+ * the thread that reads the binlog, so every method here is linear in its input and allocates nothing.
+ */
+final class UnreadableChanges {
+
+    private UnreadableChanges() {
+    }
+
+    /**
+     * What an event of {@code type}, which Debezium ignores for lack of a handler, may have changed, or {@code null}
+     * if an event of that type changes no rows. A type the binlog reader does not know arrives as {@code UNKNOWN}
+     * (or without one): MariaDB writes compressed query and row events with {@code log_bin_compress=ON}, and the
+     * reader decodes neither, so such an event may be a row change or a schema change.
+     */
+    static String describeIgnoredEvent(EventType type) {
+        if (type == null || type == EventType.UNKNOWN) {
+            return "an event of a type the binlog reader cannot decode (MariaDB writes compressed row and query events"
+                    + " while log_bin_compress=ON)";
+        }
+        return switch (type) {
+            case EXECUTE_LOAD_QUERY, EXEC_LOAD, NEW_LOAD, LOAD -> "LOAD DATA logged as a statement";
+            case PRE_GA_WRITE_ROWS, PRE_GA_UPDATE_ROWS, PRE_GA_DELETE_ROWS -> "rows in a pre-5.1 event format";
+            case PARTIAL_UPDATE_ROWS_EVENT -> "partial JSON updates (binlog_row_value_options=PARTIAL_JSON)";
+            default -> null;
+        };
+    }
+
+    /** Whether {@link #describeIgnoredEvent} names a statement ({@code LOAD DATA}) rather than an unreadable event. */
+    static boolean isStatement(EventType type) {
+        return type == EventType.EXECUTE_LOAD_QUERY || type == EventType.EXEC_LOAD || type == EventType.NEW_LOAD
+                || type == EventType.LOAD;
+    }
+
+    /**
+     * The first word of a statement that changes rows or may (a function call logged as {@code SELECT} or {@code DO},
+     * a common table expression before {@code UPDATE} or {@code DELETE}): such statements reach the binlog as query
+     * events only when it holds statements. Not one whose target is a bookkeeping table of the managed services
+     * ({@code rds_heartbeat2}, {@code rds_sysinfo}, {@code rds_monitor}), which Debezium's default DDL filter exists
+     * for.
+     */
+    private static final Pattern ROW_CHANGE_START = Pattern.compile(
+            "(?:INSERT|UPDATE|DELETE|REPLACE|WITH|SELECT|DO)\\b"
+                    + "(?!(?:\\s++(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|QUICK|IGNORE)\\b)*+(?:\\s++(?:INTO|FROM)\\b)?+"
+                    + "\\s++`?(?:mysql`?\\.`?)?rds_(?:heartbeat2|sysinfo|monitor)\\b)",
+            Pattern.CASE_INSENSITIVE);
+
+    /**
+     * Whether {@code sql}, the text of a query event, is a statement that changes rows (see {@link #ROW_CHANGE_START}),
+     * in any form: leading comments and white space, executable comments, a {@code SET STATEMENT ... FOR} prefix.
+     */
+    static boolean isRowChangeStatement(String sql) {
+        int start = skipSpaceAndComments(sql, 0);
+        start = skipSpaceAndComments(sql, afterSetStatement(sql, start));
+        return ROW_CHANGE_START.matcher(sql).region(start, sql.length()).lookingAt();
+    }
+
+    /**
+     * After a {@code SET STATEMENT var=value[, ...] FOR} prefix at {@code from} (any case, quoted values included:
+     * the first {@code FOR} outside quotes ends it), or {@code from} if there is none. Written out, not a regular
+     * expression: it runs on the binlog thread for every query event, and must stay linear and shallow on any input.
+     */
+    private static int afterSetStatement(String sql, int from) {
+        int n = sql.length();
+        if (!sql.regionMatches(true, from, "SET", 0, 3) || from + 3 >= n
+                || !Character.isWhitespace(sql.charAt(from + 3))) {
+            return from;
+        }
+        int i = from + 3;
+        while (i < n && Character.isWhitespace(sql.charAt(i))) {
+            i++;
+        }
+        if (!sql.regionMatches(true, i, "STATEMENT", 0, 9)) {
+            return from;
+        }
+        char quote = 0;
+        for (i += 9; i < n; i++) {
+            char c = sql.charAt(i);
+            if (quote != 0) {
+                quote = c == quote ? 0 : quote;
+            } else if (c == '\'' || c == '"' || c == '`') {
+                quote = c;
+            } else if (sql.regionMatches(true, i, "FOR", 0, 3) && !isWordChar(sql, i - 1) && !isWordChar(sql, i + 3)) {
+                return i + 3;
+            }
+        }
+        return from;
+    }
+
+    private static boolean isWordChar(String sql, int i) {
+        return i >= 0 && i < sql.length() && (Character.isLetterOrDigit(sql.charAt(i)) || sql.charAt(i) == '_');
+    }
+
+    /**
+     * The index of the first character at or after {@code from} that is not white space or a comment; the body of an
+     * executable comment ({@code /*!50000 ... *}{@code /}, {@code /*M!100100 ... *}{@code /}) counts as code.
+     */
+    private static int skipSpaceAndComments(String sql, int from) {
+        int i = from;
+        int n = sql.length();
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (Character.isWhitespace(c)) {
+                i++;
+            } else if (sql.startsWith("/*!", i) || sql.startsWith("/*M!", i)) {
+                i = sql.indexOf('!', i) + 1;
+                while (i < n && Character.isDigit(sql.charAt(i))) {
+                    i++;
+                }
+            } else if (sql.startsWith("/*", i)) {
+                int end = sql.indexOf("*/", i + 2);
+                i = end < 0 ? n : end + 2;
+            } else if (c == '#'
+                    || sql.startsWith("--", i) && (i + 2 == n || Character.isWhitespace(sql.charAt(i + 2)))) {
+                int end = sql.indexOf('\n', i);
+                i = end < 0 ? n : end + 1;
+            } else {
+                break;
+            }
+        }
+        return i;
+    }
+}

@@ -394,6 +394,41 @@ class ContinuityIT {
         assertThat(epochOf(NAME)).isEqualTo(epoch);
     }
 
+    @Test
+    @Order(11)
+    void theCommitOfAPreparedXaTransactionMakesTheNextHeartbeatCarryANewEpoch(CapturedOutput output) throws Exception {
+        startConnector(NAME);
+        String before = epochOf(NAME);
+        awaitHeartbeatWithEpoch(NAME, before);
+        long id = insert();
+        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+
+        try (Connection c = db.adminConnection(DB); Statement s = c.createStatement()) {
+            s.execute("XA START 'order-42'");
+            s.executeUpdate("UPDATE item SET name = 'prepared' WHERE id = " + id);
+            s.execute("XA END 'order-42'");
+            s.execute("XA PREPARE 'order-42'");
+            // the row is in the binlog, and published, while every reader still sees the old name: a client that
+            // loads it now caches the old row, and the commit below carries no row to evict it by
+            recorder.await(ITEM_TOPIC, ch -> ch.value() != null && "u".equals(ch.op())
+                    && ch.value().path("after").path("id").asLong() == id
+                    && "prepared".equals(ch.value().path("after").path("name").asString()), 1, WAIT);
+            try (Connection reader = db.adminConnection(DB); Statement r = reader.createStatement();
+                    ResultSet rs = r.executeQuery("SELECT name FROM item WHERE id = " + id)) {
+                rs.next();
+                assertThat(rs.getString(1)).isEqualTo("row " + id);
+            }
+            assertThat(epochOf(NAME)).as("no new epoch at XA PREPARE").isEqualTo(before);
+            s.execute("XA COMMIT 'order-42'");
+        }
+        await("XA COMMIT").atMost(WAIT).until(() -> !before.equals(epochOf(NAME)));
+        awaitHeartbeatWithEpoch(NAME, epochOf(NAME));
+        JsonNode health = continuityHealth();
+        assertThat(health.path("details").path("verdict").asString()).isEqualTo("XA_COMMIT_AFTER_PREPARE");
+        assertThat(health.path("status").asString()).isEqualTo("UP");
+        assertThat(output.getOut()).contains("Continuity gap: A prepared XA transaction was committed.");
+    }
+
     private static String heartbeatTimestampOf(String name) throws Exception {
         try (Connection c = db.adminConnection(null);
                 PreparedStatement s = c.prepareStatement("SELECT ts FROM " + MariaDbServer.HEARTBEAT_TABLE + " WHERE id = ?")) {

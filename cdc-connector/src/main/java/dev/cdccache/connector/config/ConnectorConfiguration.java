@@ -4,6 +4,7 @@ import dev.cdccache.connector.continuity.ContinuityCheck;
 import dev.cdccache.connector.continuity.ContinuityHealthIndicator;
 import dev.cdccache.connector.continuity.ContinuityState;
 import dev.cdccache.connector.continuity.StatementEventDetector;
+import dev.cdccache.connector.continuity.UnreadableChange;
 import dev.cdccache.connector.continuity.OffsetsOrigin;
 import dev.cdccache.connector.continuity.StoredOffsets;
 import dev.cdccache.connector.engine.ChangeEventEngine;
@@ -202,6 +203,10 @@ class ConnectorConfiguration {
                     .description("Events the binlog held that may have changed rows but that the connector cannot read"
                             + " (MariaDB's log_bin_compress=ON); each replaces the epoch")
                     .register(registry);
+            Counter xaCommits = Counter.builder("cdc.connector.binlog.xa.commits")
+                    .description("Commits of prepared XA transactions, whose rows were published at XA PREPARE; each"
+                            + " replaces the epoch")
+                    .register(registry);
             Gauge.builder("cdc.connector.heartbeat.held", heartbeatWriter, w -> w.heldBecause().isPresent() ? 1 : 0)
                     .description("1 while heartbeat rows are held back because the server would log them in a form"
                             + " the connector cannot read; clients cannot prove their caches fresh meanwhile")
@@ -212,30 +217,28 @@ class ConnectorConfiguration {
                     + java.util.regex.Pattern.quote(row.table().database()) + "`?\\s*\\.\\s*`?"
                     + java.util.regex.Pattern.quote(row.table().table()) + "`?[\\s(]",
                     java.util.regex.Pattern.CASE_INSENSITIVE);
-            return StatementEventDetector.install(sql -> {
-                if (heartbeatUpsert.matcher(sql).find()) {
+            return StatementEventDetector.install(change -> {
+                if (change.kind() == UnreadableChange.Kind.STATEMENT && heartbeatUpsert.matcher(change.detail()).find()) {
                     // a heartbeat row logged as a statement changes no cached row; from this connector's own writer,
                     // every further one would be too: hold them until the server's format is ROW again
-                    if (heartbeats && sql.contains("'" + row.connectorId() + "'")) {
+                    if (heartbeats && change.detail().contains("'" + row.connectorId() + "'")) {
                         heartbeatWriter.holdWhile("binlog_format", format -> !"ROW".equalsIgnoreCase(format),
                                 "the binlog holds heartbeat rows as SQL statements (binlog_format is not ROW for the"
                                         + " heartbeat writer's session), so Debezium does not publish them.");
                     }
                     return;
                 }
-                statements.increment();
-                if (continuityState.renewForStatement(sql, Clock.systemUTC()) != null && heartbeats) {
-                    heartbeatWriter.writeOrFail();
-                }
-            }, what -> {
-                unreadable.increment();
-                if (heartbeatWriter.heldBecause().isPresent()) {
-                    return; // renewed at the first one; the first row written after the hold carries the epoch
-                }
-                if (continuityState.renewForUnreadableEvent(what, Clock.systemUTC()) != null && heartbeats
-                        && !heartbeatWriter.holdWhile("log_bin_compress", v -> "ON".equalsIgnoreCase(v) || "1".equals(v),
+                (switch (change.kind()) {
+                    case STATEMENT -> statements;
+                    case UNREADABLE_EVENT -> unreadable;
+                    case XA_COMMIT -> xaCommits;
+                }).increment();
+                // renewed while heartbeats are held too: the first row written after the hold carries the epoch
+                if (continuityState.renewFor(change, Clock.systemUTC()) != null && heartbeats
+                        && !(change.kind() == UnreadableChange.Kind.UNREADABLE_EVENT && heartbeatWriter.holdWhile(
+                                "log_bin_compress", v -> "ON".equalsIgnoreCase(v) || "1".equals(v),
                                 "the server compresses binlog events (log_bin_compress=ON), the heartbeat row's too,"
-                                        + " and the connector cannot read them.")) {
+                                        + " and the connector cannot read them."))) {
                     heartbeatWriter.writeOrFail();
                 }
             });

@@ -58,7 +58,13 @@ public record Continuity(String epoch, Verdict verdict, String message, String a
          * MariaDB event, while {@code log_bin_compress=ON}): which rows it changed cannot be read, so a new epoch
          * replaced the running one.
          */
-        UNREADABLE_EVENT_IN_BINLOG(true);
+        UNREADABLE_EVENT_IN_BINLOG(true),
+        /**
+         * While streaming, a prepared XA transaction was committed: its rows were published at {@code XA PREPARE},
+         * before readers could see them, so a client may have cached the old rows since; a new epoch replaced the
+         * running one.
+         */
+        XA_COMMIT_AFTER_PREPARE(true);
 
         private final boolean gap;
 

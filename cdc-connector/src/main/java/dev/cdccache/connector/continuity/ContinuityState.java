@@ -21,6 +21,15 @@ public final class ContinuityState {
     private final AtomicReference<String> engineFailure = new AtomicReference<>();
     private final Consumer<Continuity> onNewEpoch;
 
+    /**
+     * At most one ERROR line in this time for epochs renewed while streaming for the same verdict and form (a statement's
+     * kind and table); the metrics count every one.
+     */
+    private static final long LOG_INTERVAL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    private String lastLogged;
+    private long lastLoggedAt;
+    private long unlogged;
+
     /** A state that tells nobody about new epochs. */
     public ContinuityState() {
         this(continuity -> { });
@@ -65,7 +74,7 @@ public final class ContinuityState {
      * @return the new epoch; null (and nothing renewed) before the start-up check decided one
      */
     public synchronized String renewForStatement(String sql, Clock clock) {
-        return renew(Continuity.Verdict.STATEMENT_IN_BINLOG, epochs -> "A row change reached the binlog as an SQL"
+        return renew(Continuity.Verdict.STATEMENT_IN_BINLOG, abbreviate(sql), epochs -> "A row change reached the binlog as an SQL"
                 + " statement, not as rows (" + abbreviate(sql) + "): the connector cannot read which rows it changed. "
                 + epochs,
                 "Set binlog_format=ROW globally (SET GLOBAL binlog_format='ROW' and in the server's configuration) and"
@@ -83,7 +92,7 @@ public final class ContinuityState {
      * @return the new epoch; null (and nothing renewed) before the start-up check decided one
      */
     public synchronized String renewForUnreadableEvent(String what, Clock clock) {
-        return renew(Continuity.Verdict.UNREADABLE_EVENT_IN_BINLOG, epochs -> "The binlog held " + what + ", which the"
+        return renew(Continuity.Verdict.UNREADABLE_EVENT_IN_BINLOG, what, epochs -> "The binlog held " + what + ", which the"
                 + " connector cannot read: the rows it changed are unknown. " + epochs,
                 "On MariaDB run SET GLOBAL log_bin_compress=OFF and set log_bin_compress=OFF under [mariadb] in the"
                         + " server's configuration; the connector refuses to start while it is ON. Until then every"
@@ -93,8 +102,39 @@ public final class ContinuityState {
                         + " epochs\").", clock);
     }
 
-    private String renew(Continuity.Verdict verdict, java.util.function.UnaryOperator<String> message, String action,
-            Clock clock) {
+    /**
+     * Replaces the epoch because of {@code change} (see {@link UnreadableChange.Kind}); the caller writes the heartbeat
+     * row at once, as for {@link #renewForStatement}.
+     *
+     * @return the new epoch; null (and nothing renewed) before the start-up check decided one
+     */
+    public String renewFor(UnreadableChange change, Clock clock) {
+        return switch (change.kind()) {
+            case STATEMENT -> renewForStatement(change.detail(), clock);
+            case UNREADABLE_EVENT -> renewForUnreadableEvent(change.detail(), clock);
+            case XA_COMMIT -> renewForXaCommit(clock);
+        };
+    }
+
+    /**
+     * Replaces the epoch because a prepared XA transaction was committed (see
+     * {@link Continuity.Verdict#XA_COMMIT_AFTER_PREPARE}).
+     *
+     * @return the new epoch; null (and nothing renewed) before the start-up check decided one
+     */
+    public synchronized String renewForXaCommit(Clock clock) {
+        return renew(Continuity.Verdict.XA_COMMIT_AFTER_PREPARE, "", epochs -> "A prepared XA transaction was committed."
+                + " Its rows reached the binlog, and were published, at XA PREPARE, while readers still saw the old rows;"
+                + " a client may have cached those since, and the commit carries no rows to evict them by. " + epochs,
+                "Nothing is wrong with the server: this is how XA transactions reach the binlog. Every XA COMMIT of a"
+                        + " prepared transaction drops the clients' caches of the captured tables; if that happens often,"
+                        + " write the captured tables in ordinary transactions, or commit XA transactions in one phase"
+                        + " (XA COMMIT ... ONE PHASE), which the binlog holds with their rows.", clock);
+    }
+
+    /** @param form what the ERROR line is throttled by, with the verdict: the same form within 10 s is counted only */
+    private synchronized String renew(Continuity.Verdict verdict, String form,
+            java.util.function.UnaryOperator<String> message, String action, Clock clock) {
         Continuity c = current.get();
         if (c == null) {
             return null;
@@ -104,7 +144,17 @@ public final class ContinuityState {
                 + c.epoch() + ": every client drops its cached entries of the captured tables."), action, clock.instant());
         current.set(renewed);
         onNewEpoch.accept(renewed);
-        LOG.error("Continuity gap: {} What to do: {}", renewed.message(), renewed.action());
+        long now = System.nanoTime();
+        String logKey = verdict + " " + form;
+        if (!logKey.equals(lastLogged) || now - lastLoggedAt >= LOG_INTERVAL_NANOS) {
+            String more = unlogged == 0 ? "" : " (" + unlogged + " more since the last such line, not logged)";
+            LOG.error("Continuity gap: {}{} What to do: {}", renewed.message(), more, renewed.action());
+            lastLogged = logKey;
+            lastLoggedAt = now;
+            unlogged = 0;
+        } else {
+            unlogged++; // a writer that logs statements, or a server that compresses events, does so many times a second
+        }
         return epoch;
     }
 

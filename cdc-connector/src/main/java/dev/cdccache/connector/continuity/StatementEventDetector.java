@@ -55,7 +55,7 @@ import org.slf4j.Marker;
  * <p>Some row changes reach the binlog as events Debezium has no handler for: {@code LOAD DATA} logged as a statement,
  * and every row or query event MariaDB compresses while {@code log_bin_compress=ON} (the binlog reader cannot decode
  * them). Debezium skips such an event with a TRACE line that carries it; the passage reads that line too, at any
- * level, and hands what the event may have changed to the detectors ({@link UnreadableChanges}).
+ * level, and hands what the event may have changed to the detectors ({@link UnreadableChangeClassifier}).
  *
  * <p>The list is checked on every reset and level change of the logging context and, for a filter added by code at
  * any other time, once a second.
@@ -86,7 +86,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
 
     /**
      * The template of the TRACE line with which Debezium skips an event it has no handler for, with the event as its
-     * argument: a compressed MariaDB event, {@code LOAD DATA} logged as a statement (see {@link UnreadableChanges}).
+     * argument: a compressed MariaDB event, {@code LOAD DATA} logged as a statement (see {@link UnreadableChangeClassifier}).
      */
     static final String DEBEZIUM_IGNORED_TEMPLATE = "Ignoring event due to missing handler: {}";
 
@@ -104,8 +104,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     /** How often the turbo filter list is checked besides on resets and level changes. */
     static final long PASSAGE_CHECK_MILLIS = 1_000;
 
-    private final Consumer<String> onStatement;
-    private final Consumer<String> onUnreadableEvent;
+    private final Consumer<UnreadableChange> onChange;
     /** Replaced by a new instance whenever it is put first, so that the old one can be removed by identity. */
     private volatile Passage passage = new Passage();
     private ScheduledExecutorService passageCheck;
@@ -115,35 +114,24 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     /** The application's turbo filters last named, so that a reconfiguration with the same ones is not logged again. */
     private volatile List<String> turboFiltersNamed = List.of();
 
-    /**
-     * @param onStatement called with the statement's SQL, on the thread that reads the binlog
-     * @param onUnreadableEvent called with what an event Debezium skipped may have changed, on that thread too
-     */
-    StatementEventDetector(Consumer<String> onStatement, Consumer<String> onUnreadableEvent) {
-        this.onStatement = onStatement;
-        this.onUnreadableEvent = onUnreadableEvent;
+    /** @param onChange called with each change noticed, on the thread that reads the binlog */
+    StatementEventDetector(Consumer<UnreadableChange> onChange) {
+        this.onChange = onChange;
         setName("cdc-statement-event-detector");
-    }
-
-    /** Installs a detector that hands statements and unreadable events alike to {@code onChange}. */
-    static StatementEventDetector install(Consumer<String> onChange) {
-        return install(onChange, onChange);
     }
 
     /**
      * Installs a detector into the application's Logback context; {@link #uninstall()} removes it.
      *
-     * @param onStatement called with the SQL of a row change the binlog holds as a statement ({@code LOAD DATA}
-     *     included), on the thread that reads the binlog; what it throws fails Debezium's event handler
-     * @param onUnreadableEvent called with a description of an event Debezium skipped that may have changed rows
-     *     (a compressed MariaDB event), on the same thread and terms
+     * @param onChange called with each change noticed, on the thread that reads the binlog; what it throws fails
+     *     Debezium's event handler, before the engine stores an offset past the event
      */
-    public static StatementEventDetector install(Consumer<String> onStatement, Consumer<String> onUnreadableEvent) {
+    public static StatementEventDetector install(Consumer<UnreadableChange> onChange) {
         if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
             throw new IllegalStateException("The connector needs Logback as its logging backend to notice row changes"
                     + " the binlog holds as statements; found " + LoggerFactory.getILoggerFactory().getClass().getName());
         }
-        StatementEventDetector detector = new StatementEventDetector(onStatement, onUnreadableEvent);
+        StatementEventDetector detector = new StatementEventDetector(onChange);
         detector.setContext(context);
         detector.start();
         detector.installed = true;
@@ -212,20 +200,21 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
             String noticed = NOTICED.get();
             NOTICED.remove();
             if (!sql.equals(noticed)) { // else noticed already from the query line, by the passage
-                onStatement.accept(sql);
+                onChange.accept(new UnreadableChange(UnreadableChange.Kind.STATEMENT, sql));
             }
         }
     }
 
     /** Hands {@code sql} to every detector installed; a failure reaches Debezium's handler on this thread. */
     private static void noticeEverywhere(String sql) {
-        notice(sql, false);
+        notice(new UnreadableChange(UnreadableChange.Kind.STATEMENT, sql));
     }
 
-    private static void notice(String what, boolean unreadableEvent) {
+    /** Hands {@code change} to every detector installed; a failure reaches Debezium's handler on this thread. */
+    private static void notice(UnreadableChange change) {
         try {
             for (StatementEventDetector detector : INSTALLED) {
-                (unreadableEvent ? detector.onUnreadableEvent : detector.onStatement).accept(what);
+                detector.onChange.accept(change);
             }
         } catch (RuntimeException e) {
             // Logback swallows an IndexOutOfBoundsException from a lone turbo filter: this must reach Debezium,
@@ -346,9 +335,10 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                 Object param = params != null && params.length > 0 ? params[0] : null;
                 if (param instanceof Event event && event.getHeader() != null) {
                     EventType type = event.getHeader().getEventType();
-                    String what = UnreadableChanges.describeIgnoredEvent(type);
+                    String what = UnreadableChangeClassifier.describeIgnoredEvent(type);
                     if (what != null) {
-                        notice(what, !UnreadableChanges.isStatement(type));
+                        notice(new UnreadableChange(UnreadableChangeClassifier.isStatement(type)
+                                ? UnreadableChange.Kind.STATEMENT : UnreadableChange.Kind.UNREADABLE_EVENT, what));
                     }
                 }
                 return FilterReply.NEUTRAL;
@@ -360,18 +350,22 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                     // every query event, before Debezium's own checks, which miss a row change that starts with a
                     // comment or a lower-case SET STATEMENT
                     String sql = statementOf(param);
-                    if (sql != null && UnreadableChanges.isRowChangeStatement(sql)) {
+                    if (sql != null && UnreadableChangeClassifier.isRowChangeStatement(sql)) {
                         NOTICED.set(sql);
                         noticeEverywhere(sql);
                     } else {
                         NOTICED.remove();
+                        if (sql != null && UnreadableChangeClassifier.isXaCommitOfPrepared(sql)) {
+                            // Debezium skips every XA statement: it published the rows at XA PREPARE already
+                            notice(new UnreadableChange(UnreadableChange.Kind.XA_COMMIT, sql));
+                        }
                     }
                 } else if (DEBEZIUM_FILTERED_TEMPLATE.equals(format)) {
                     // Debezium's DDL filter dropped it (every REPLACE INTO): noticed here if not from its query line
                     String sql = String.valueOf(param);
                     String noticed = NOTICED.get();
                     NOTICED.remove();
-                    if (!sql.equals(noticed) && UnreadableChanges.isRowChangeStatement(sql)) {
+                    if (!sql.equals(noticed) && UnreadableChangeClassifier.isRowChangeStatement(sql)) {
                         noticeEverywhere(sql);
                     }
                 }

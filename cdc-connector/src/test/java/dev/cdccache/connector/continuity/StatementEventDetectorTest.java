@@ -49,7 +49,7 @@ class StatementEventDetectorTest {
     @Test
     void theWarningIsSeenEvenWhenItsLoggerIsSwitchedOff() {
         List<String> seen = new ArrayList<>();
-        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        StatementEventDetector detector = StatementEventDetector.install(change -> seen.add(change.detail()));
         ch.qos.logback.classic.Logger debezium = context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER);
         Level before = debezium.getLevel();
         try {
@@ -68,7 +68,7 @@ class StatementEventDetectorTest {
     @Test
     void theWarningIsSeenWhenAnAncestorLoggerIsSilenced() {
         List<String> seen = new ArrayList<>();
-        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        StatementEventDetector detector = StatementEventDetector.install(change -> seen.add(change.detail()));
         ch.qos.logback.classic.Logger ancestor = context().getLogger("io.debezium");
         Level before = ancestor.getLevel();
         try {
@@ -87,7 +87,7 @@ class StatementEventDetectorTest {
     @Test
     void theWarningIsSeenAfterTheLoggingContextIsReset() throws Exception {
         List<String> seen = new ArrayList<>();
-        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        StatementEventDetector detector = StatementEventDetector.install(change -> seen.add(change.detail()));
         try {
             context().reset();
             new ContextInitializer(context()).autoConfig();
@@ -105,7 +105,7 @@ class StatementEventDetectorTest {
         // Spring Boot's LogbackLoggingSystem (re)initialises with loggerContext.stop() then reset(): stop() drops
         // every context listener, reset-resistant or not, and the reset detaches every appender
         List<String> seen = new ArrayList<>();
-        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        StatementEventDetector detector = StatementEventDetector.install(change -> seen.add(change.detail()));
         LoggingSystem system = LoggingSystem.get(getClass().getClassLoader());
         try {
             system.cleanUp();
@@ -128,7 +128,7 @@ class StatementEventDetectorTest {
     void aFailureToActOnTheWarningReachesDebeziumsEventHandler() {
         // The heartbeat row with the new epoch could not be written: Debezium's handler must see the exception on
         // the binlog thread (it fails the engine) before an offset past the statement can be stored.
-        StatementEventDetector detector = StatementEventDetector.install(sql -> {
+        StatementEventDetector detector = StatementEventDetector.install(change -> {
             throw new IllegalStateException("Could not write the heartbeat row with the new epoch");
         });
         try {
@@ -142,7 +142,7 @@ class StatementEventDetectorTest {
 
     @Test
     void theOnlyTurboFilterItAddsIsThePassage() {
-        StatementEventDetector detector = StatementEventDetector.install(sql -> { });
+        StatementEventDetector detector = StatementEventDetector.install(change -> { });
         try {
             // a turbo filter runs on every logging call before the level check: per binlog row
             assertThat(context().getTurboFilterList()).singleElement()
@@ -156,7 +156,7 @@ class StatementEventDetectorTest {
     @Test
     void aReplaceThatDebeziumsDdlFilterDropsIsSeenAtAnyLevel() {
         List<String> seen = new ArrayList<>();
-        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        StatementEventDetector detector = StatementEventDetector.install(change -> seen.add(change.detail()));
         ch.qos.logback.classic.Logger debezium = context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER);
         try {
             assertThat(debezium.isDebugEnabled()).as("Debezium's DEBUG line is disabled").isFalse();
@@ -183,7 +183,7 @@ class StatementEventDetectorTest {
     @Test
     void aRowChangeInAFormDebeziumDoesNotRecogniseIsSeenFromItsQueryLineOnce() {
         List<String> seen = new ArrayList<>();
-        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        StatementEventDetector detector = StatementEventDetector.install(change -> seen.add(change.detail()));
         ch.qos.logback.classic.Logger debezium = context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER);
         try {
             for (String sql : List.of("/* job 7 */ UPDATE item SET a = 1 WHERE id = 2",
@@ -216,12 +216,12 @@ class StatementEventDetectorTest {
                 "SET STATEMENT sql_mode='NO_ENGINE_SUBSTITUTION,STRICT_ALL_TABLES' FOR UPDATE t SET a = 1",
                 "set statement max_statement_time=5 for /* c */ delete from t", "-- c\r\nUPDATE t SET a = 2",
                 "SET STATEMENT x=1 FOR UPDATE t SET note = 'x FOR y'", "REPLACE LOW_PRIORITY INTO t VALUES (1)"))
-                .allSatisfy(sql -> assertThat(UnreadableChanges.isRowChangeStatement(sql)).as(sql).isTrue());
+                .allSatisfy(sql -> assertThat(UnreadableChangeClassifier.isRowChangeStatement(sql)).as(sql).isTrue());
         assertThat(List.of("SET STATEMENT lock_wait_timeout=5 FOR ALTER TABLE t COMMENT 'used for update tracking'",
                 "CREATE TABLE updates (id INT)", "INSERT INTO mysql.rds_heartbeat2(id, value) values (1, 2)",
                 "REPLACE INTO `rds_heartbeat2` VALUES (1)", "BEGIN", "SAVEPOINT s1", "# Dummy event", "",
                 "/* unterminated"))
-                .allSatisfy(sql -> assertThat(UnreadableChanges.isRowChangeStatement(sql)).as(sql).isFalse());
+                .allSatisfy(sql -> assertThat(UnreadableChangeClassifier.isRowChangeStatement(sql)).as(sql).isFalse());
     }
 
     @Test
@@ -232,16 +232,15 @@ class StatementEventDetectorTest {
                 "/* c */" + " ".repeat(200_000) + "CREATE TABLE t (a INT)",
                 "SET STATEMENT " + "a='x',".repeat(20_000) + " ALTER TABLE t ADD c INT");
         assertTimeoutPreemptively(Duration.ofSeconds(10), () -> statements
-                .forEach(sql -> assertThat(UnreadableChanges.isRowChangeStatement(sql)).isFalse()));
+                .forEach(sql -> assertThat(UnreadableChangeClassifier.isRowChangeStatement(sql)).isFalse()));
     }
 
     @Test
     void anEventDebeziumSkipsThatMayHaveChangedRowsIsSeenAtAnyLevel() {
-        List<String> statements = new ArrayList<>();
-        List<String> unreadable = new ArrayList<>();
+        List<UnreadableChange> seen = new ArrayList<>();
         ch.qos.logback.classic.Logger debezium = context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER);
         debezium.setLevel(Level.INFO);
-        StatementEventDetector detector = StatementEventDetector.install(statements::add, unreadable::add);
+        StatementEventDetector detector = StatementEventDetector.install(seen::add);
         try {
             // a compressed MariaDB event arrives as UNKNOWN; LOAD DATA as a statement as EXECUTE_LOAD_QUERY
             for (EventType type : List.of(EventType.UNKNOWN, EventType.EXECUTE_LOAD_QUERY, EventType.BEGIN_LOAD_QUERY,
@@ -256,10 +255,63 @@ class StatementEventDetectorTest {
             detector.uninstall();
             debezium.setLevel(null);
         }
-        assertThat(statements).containsExactly("LOAD DATA logged as a statement");
-        assertThat(unreadable).hasSize(2);
-        assertThat(unreadable.get(0)).contains("log_bin_compress=ON");
-        assertThat(unreadable.get(1)).contains("PARTIAL_JSON");
+        assertThat(seen).extracting(UnreadableChange::kind).containsExactly(UnreadableChange.Kind.UNREADABLE_EVENT,
+                UnreadableChange.Kind.STATEMENT, UnreadableChange.Kind.UNREADABLE_EVENT);
+        assertThat(seen.get(0).detail()).contains("log_bin_compress=ON");
+        assertThat(seen.get(1).detail()).isEqualTo("LOAD DATA logged as a statement");
+        assertThat(seen.get(2).detail()).contains("PARTIAL_JSON");
+    }
+
+    @Test
+    void theCommitOfAPreparedXaTransactionIsSeenFromItsQueryLine() {
+        List<UnreadableChange> seen = new ArrayList<>();
+        ch.qos.logback.classic.Logger debezium = context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER);
+        debezium.setLevel(Level.INFO);
+        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        try {
+            // as MariaDB and MySQL log them: the rows came with XA PREPARE, earlier in the binlog
+            for (String sql : List.of("XA START X'7831',X'',1", "XA END X'7831',X'',1", "XA COMMIT X'7831',X'',1",
+                    "XA ROLLBACK X'7832',X'',1", "xa commit 'x3'")) {
+                debezium.debug(StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE, queryEvent(sql, false));
+            }
+        } finally {
+            detector.uninstall();
+            debezium.setLevel(null);
+        }
+        assertThat(seen).extracting(UnreadableChange::kind).containsOnly(UnreadableChange.Kind.XA_COMMIT);
+        assertThat(seen).extracting(UnreadableChange::detail).containsExactly("XA COMMIT X'7831',X'',1",
+                "xa commit 'x3'");
+        assertThat(List.of("XA COMMIT 'x' ONE PHASE", "XA COMMIT 'x' one  phase;", "XA COMMITTED", "XA PREPARE 'x'",
+                "/* c */ XA RECOVER", "XAC")).allSatisfy(sql ->
+                assertThat(UnreadableChangeClassifier.isXaCommitOfPrepared(sql)).as(sql).isFalse());
+        assertThat(UnreadableChangeClassifier.isXaCommitOfPrepared("/* tm */ XA COMMIT 'x', 'b', 3")).isTrue();
+    }
+
+    @Test
+    void theSameStatementRepeatedRenewsEveryTimeButIsLoggedOnceInTenSeconds() {
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        context().getLogger(ContinuityState.class).addAppender(logged);
+        try {
+            ContinuityState state = new ContinuityState();
+            Clock clock = Clock.systemUTC();
+            state.set(new Continuity("epoch-1", Continuity.Verdict.RESUMED, "resumed", "", clock.instant()));
+            java.util.Set<String> epochs = new java.util.HashSet<>();
+            for (int i = 0; i < 5; i++) {
+                epochs.add(state.renewForStatement("UPDATE shop.product SET stock = " + i, clock));
+            }
+            epochs.add(state.renewForStatement("DELETE FROM shop.product WHERE id = 1", clock));
+            epochs.add(state.renewForStatement("UPDATE shop.product SET stock = 9", clock));
+            assertThat(epochs).hasSize(7);
+            assertThat(logged.list).extracting(ILoggingEvent::getFormattedMessage).hasSize(3)
+                    .satisfies(lines -> {
+                        assertThat(lines.get(0)).contains("(UPDATE shop.product ...)");
+                        assertThat(lines.get(1)).contains("(DELETE FROM shop.product ...)");
+                        assertThat(lines.get(2)).contains("(UPDATE shop.product ...)");
+                    });
+        } finally {
+            context().getLogger(ContinuityState.class).detachAppender(logged);
+        }
     }
 
     @Test
@@ -290,7 +342,7 @@ class StatementEventDetectorTest {
 
     @Test
     void aFailureToActOnAFilteredReplaceReachesDebeziumsEventHandlerEvenAsAnIndexError() {
-        StatementEventDetector detector = StatementEventDetector.install(sql -> {
+        StatementEventDetector detector = StatementEventDetector.install(change -> {
             throw new IndexOutOfBoundsException("a failure Logback would swallow from a lone turbo filter");
         });
         try {
@@ -305,8 +357,8 @@ class StatementEventDetectorTest {
     @Test
     void uninstallingOneOfTwoDetectorsLeavesThePassageOfTheOther() {
         List<String> seen = new ArrayList<>();
-        StatementEventDetector first = StatementEventDetector.install(sql -> { });
-        StatementEventDetector second = StatementEventDetector.install(seen::add);
+        StatementEventDetector first = StatementEventDetector.install(change -> { });
+        StatementEventDetector second = StatementEventDetector.install(change -> seen.add(change.detail()));
         try {
             first.uninstall();
             assertThat(second.passageHolds()).isTrue();
@@ -333,7 +385,7 @@ class StatementEventDetectorTest {
         context().getLogger(ContinuityState.class).addAppender(continuityErrors);
         context().addTurboFilter(duplicates);
         List<String> seen = new ArrayList<>();
-        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        StatementEventDetector detector = StatementEventDetector.install(change -> seen.add(change.detail()));
         try {
             context().getLogger("io.debezium").setLevel(Level.INFO); // a level change with the same filters
             for (int i = 0; i < 5; i++) {
@@ -376,7 +428,7 @@ class StatementEventDetectorTest {
         };
         denyAll.start();
         List<String> seen = new ArrayList<>();
-        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        StatementEventDetector detector = StatementEventDetector.install(change -> seen.add(change.detail()));
         try {
             context().addTurboFilter(denyAll); // no reset, no level change: only the periodic check sees it
             await().atMost(Duration.ofMillis(5 * StatementEventDetector.PASSAGE_CHECK_MILLIS))
@@ -400,8 +452,8 @@ class StatementEventDetectorTest {
         DuplicateMessageFilter duplicates = new DuplicateMessageFilter();
         duplicates.start();
         context().addTurboFilter(duplicates);
-        StatementEventDetector first = StatementEventDetector.install(sql -> { });
-        StatementEventDetector second = StatementEventDetector.install(sql -> { });
+        StatementEventDetector first = StatementEventDetector.install(change -> { });
+        StatementEventDetector second = StatementEventDetector.install(change -> { });
         try {
             TurboFilter head = context().getTurboFilterList().get(0);
             Thread.sleep(3 * StatementEventDetector.PASSAGE_CHECK_MILLIS);
@@ -430,7 +482,7 @@ class StatementEventDetectorTest {
         ch.qos.logback.classic.Logger own = context().getLogger(StatementEventDetector.class);
         own.addAppender(logged);
         context().addTurboFilter(denyAll);
-        StatementEventDetector detector = StatementEventDetector.install(sql -> { });
+        StatementEventDetector detector = StatementEventDetector.install(change -> { });
         try {
             assertThat(logged.list).as("the INFO naming the filter is logged").isNotEmpty()
                     .noneMatch(e -> e.getFormattedMessage().contains("kept at WARN"));

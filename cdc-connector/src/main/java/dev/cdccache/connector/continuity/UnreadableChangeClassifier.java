@@ -5,13 +5,14 @@ import java.util.regex.Pattern;
 
 /**
  * The forms in which the binlog can hold a row change that Debezium does not turn into row events: an SQL statement
- * (a writer whose session logs STATEMENT or MIXED), or an event type it has no handler for (MariaDB's compressed row
- * events, {@code LOAD DATA} logged as a statement). Pure classification, used by {@link StatementEventDetector} on
+ * (a writer whose session logs STATEMENT or MIXED), an event type it has no handler for (MariaDB's compressed row
+ * events, {@code LOAD DATA} logged as a statement), or the commit of a prepared XA transaction, whose rows Debezium
+ * published at {@code XA PREPARE}. Pure classification, used by {@link StatementEventDetector} on
  * the thread that reads the binlog, so every method here is linear in its input and allocates nothing.
  */
-final class UnreadableChanges {
+final class UnreadableChangeClassifier {
 
-    private UnreadableChanges() {
+    private UnreadableChangeClassifier() {
     }
 
     /**
@@ -31,6 +32,35 @@ final class UnreadableChanges {
             case PARTIAL_UPDATE_ROWS_EVENT -> "partial JSON updates (binlog_row_value_options=PARTIAL_JSON)";
             default -> null;
         };
+    }
+
+    /**
+     * Whether {@code sql}, the text of a query event, commits a prepared XA transaction ({@code XA COMMIT xid}, not
+     * {@code ... ONE PHASE}, which the binlog holds as an ordinary transaction with its rows).
+     */
+    static boolean isXaCommitOfPrepared(String sql) {
+        int i = skipSpaceAndComments(sql, 0);
+        if (!sql.regionMatches(true, i, "XA", 0, 2) || i + 2 >= sql.length()
+                || !Character.isWhitespace(sql.charAt(i + 2))) {
+            return false;
+        }
+        i = skipSpaceAndComments(sql, i + 2);
+        if (!sql.regionMatches(true, i, "COMMIT", 0, 6) || isWordChar(sql, i + 6)) {
+            return false;
+        }
+        int end = sql.length();
+        while (end > i && (Character.isWhitespace(sql.charAt(end - 1)) || sql.charAt(end - 1) == ';')) {
+            end--;
+        }
+        int phase = end - "PHASE".length();
+        if (phase > i && sql.regionMatches(true, phase, "PHASE", 0, 5)) {
+            int one = phase;
+            while (one > i && Character.isWhitespace(sql.charAt(one - 1))) {
+                one--;
+            }
+            return !(one - 3 > i && sql.regionMatches(true, one - 3, "ONE", 0, 3));
+        }
+        return true;
     }
 
     /** Whether {@link #describeIgnoredEvent} names a statement ({@code LOAD DATA}) rather than an unreadable event. */

@@ -1,0 +1,34 @@
+package dev.cdccache.connector.continuity;
+
+import java.util.Objects;
+
+/**
+ * A change the binlog holds in a form the connector cannot publish as the row events clients evict by, noticed by
+ * {@link StatementEventDetector} on the thread that reads the binlog. Each kind replaces the epoch
+ * ({@link ContinuityState#renewFor}).
+ *
+ * @param kind what the binlog holds
+ * @param detail the statement's SQL ({@link Kind#STATEMENT}, {@link Kind#XA_COMMIT}) or what the event may have
+ *     changed ({@link Kind#UNREADABLE_EVENT}); may hold row values, so only ever logged abbreviated
+ */
+public record UnreadableChange(Kind kind, String detail) {
+
+    public UnreadableChange {
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(detail, "detail");
+    }
+
+    /** The forms. */
+    public enum Kind {
+        /** A row change logged as an SQL statement ({@code LOAD DATA} included): which rows it changed is unknown. */
+        STATEMENT,
+        /** An event that may have changed rows and that the binlog reader cannot decode (a compressed one). */
+        UNREADABLE_EVENT,
+        /**
+         * The commit of a prepared XA transaction. Its rows reached the binlog, and the clients, at {@code XA PREPARE},
+         * while readers still saw the old rows, which a client may have loaded and cached since; the commit itself
+         * carries no rows.
+         */
+        XA_COMMIT
+    }
+}

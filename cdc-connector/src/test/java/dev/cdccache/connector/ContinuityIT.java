@@ -429,6 +429,32 @@ class ContinuityIT {
         assertThat(output.getOut()).contains("Continuity gap: A prepared XA transaction was committed.");
     }
 
+    @Test
+    @Order(12)
+    void aTableSwappedInByRenameTableMakesTheNextHeartbeatCarryANewEpoch(CapturedOutput output) throws Exception {
+        startConnector(NAME);
+        String before = epochOf(NAME);
+        awaitHeartbeatWithEpoch(NAME, before);
+        long id = insert();
+        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+
+        // a schema change of a table that is not captured changes nothing clients cache
+        db.execute(DB, "CREATE TABLE item_staging (id BIGINT PRIMARY KEY, name VARCHAR(64))",
+                "ALTER TABLE item_staging ADD INDEX by_name (name)");
+        // reference data reloaded the way many teams do it: a staging table filled, then swapped in. No row event
+        // of the captured table says that row id now has another name
+        db.execute(DB, "INSERT INTO item_staging VALUES (" + id + ", 'swapped in')");
+        long marker = insert();
+        recorder.await(ITEM_TOPIC, c -> isInsert(c, marker), 1, WAIT);
+        assertThat(epochOf(NAME)).as("no new epoch for another table's schema").isEqualTo(before);
+        db.execute(DB, "RENAME TABLE item TO item_old, item_staging TO item");
+        await("RENAME TABLE").atMost(WAIT).until(() -> !before.equals(epochOf(NAME)));
+        awaitHeartbeatWithEpoch(NAME, epochOf(NAME));
+        assertThat(continuityHealth().path("details").path("verdict").asString())
+                .isEqualTo("SCHEMA_CHANGE_OF_CAPTURED_TABLE");
+        assertThat(output.getOut()).contains("Continuity gap: A schema change named a captured table (RENAME TABLE item ...)");
+    }
+
     private static String heartbeatTimestampOf(String name) throws Exception {
         try (Connection c = db.adminConnection(null);
                 PreparedStatement s = c.prepareStatement("SELECT ts FROM " + MariaDbServer.HEARTBEAT_TABLE + " WHERE id = ?")) {

@@ -3,6 +3,7 @@ package dev.cdccache.connector.config;
 import dev.cdccache.connector.continuity.ContinuityCheck;
 import dev.cdccache.connector.continuity.ContinuityHealthIndicator;
 import dev.cdccache.connector.continuity.ContinuityState;
+import dev.cdccache.connector.continuity.SchemaChangeScope;
 import dev.cdccache.connector.continuity.StatementEventDetector;
 import dev.cdccache.connector.continuity.UnreadableChange;
 import dev.cdccache.connector.continuity.OffsetsOrigin;
@@ -194,7 +195,7 @@ class ConnectorConfiguration {
          */
         @Bean(destroyMethod = "uninstall")
         StatementEventDetector statementEventDetector(ContinuityState continuityState, HeartbeatWriter heartbeatWriter,
-                ConnectorProperties properties, MeterRegistry registry) {
+                ConnectorProperties properties, DebeziumSettings settings, MeterRegistry registry) {
             Counter statements = Counter.builder("cdc.connector.binlog.statements")
                     .description("Row changes the binlog held as SQL statements (a writer not in binlog_format=ROW);"
                             + " each replaces the epoch")
@@ -207,6 +208,11 @@ class ConnectorConfiguration {
                     .description("Commits of prepared XA transactions, whose rows were published at XA PREPARE; each"
                             + " replaces the epoch")
                     .register(registry);
+            Counter schemaChanges = Counter.builder("cdc.connector.binlog.schema.changes")
+                    .description("Schema changes that named a captured table (ALTER, RENAME, DROP TABLE, DROP DATABASE)"
+                            + " and may have rewritten its rows without row events; each replaces the epoch")
+                    .register(registry);
+            SchemaChangeScope captured = new SchemaChangeScope(settings.dataTables());
             Gauge.builder("cdc.connector.heartbeat.held", heartbeatWriter, w -> w.heldBecause().isPresent() ? 1 : 0)
                     .description("1 while heartbeat rows are held back because the server would log them in a form"
                             + " the connector cannot read; clients cannot prove their caches fresh meanwhile")
@@ -228,10 +234,14 @@ class ConnectorConfiguration {
                     }
                     return;
                 }
+                if (change.kind() == UnreadableChange.Kind.SCHEMA_CHANGE && !captured.concernsCaptured(change.detail())) {
+                    return;
+                }
                 (switch (change.kind()) {
                     case STATEMENT -> statements;
                     case UNREADABLE_EVENT -> unreadable;
                     case XA_COMMIT -> xaCommits;
+                    case SCHEMA_CHANGE -> schemaChanges;
                 }).increment();
                 // renewed while heartbeats are held too: the first row written after the hold carries the epoch
                 if (continuityState.renewFor(change, Clock.systemUTC()) != null && heartbeats

@@ -64,7 +64,13 @@ public record Continuity(String epoch, Verdict verdict, String message, String a
          * before readers could see them, so a client may have cached the old rows since; a new epoch replaced the
          * running one.
          */
-        XA_COMMIT_AFTER_PREPARE(true);
+        XA_COMMIT_AFTER_PREPARE(true),
+        /**
+         * While streaming, a schema change named a captured table ({@code ALTER}, {@code RENAME}, {@code DROP},
+         * {@code CREATE OR REPLACE TABLE}, {@code DROP DATABASE}): it may have replaced or rewritten the table's rows
+         * without row events, so a new epoch replaced the running one.
+         */
+        SCHEMA_CHANGE_OF_CAPTURED_TABLE(true);
 
         private final boolean gap;
 

@@ -113,7 +113,24 @@ public final class ContinuityState {
             case STATEMENT -> renewForStatement(change.detail(), clock);
             case UNREADABLE_EVENT -> renewForUnreadableEvent(change.detail(), clock);
             case XA_COMMIT -> renewForXaCommit(clock);
+            case SCHEMA_CHANGE -> renewForSchemaChange(change.detail(), clock);
         };
+    }
+
+    /**
+     * Replaces the epoch because a schema change named a captured table (see
+     * {@link Continuity.Verdict#SCHEMA_CHANGE_OF_CAPTURED_TABLE}).
+     *
+     * @return the new epoch; null (and nothing renewed) before the start-up check decided one
+     */
+    public synchronized String renewForSchemaChange(String sql, Clock clock) {
+        return renew(Continuity.Verdict.SCHEMA_CHANGE_OF_CAPTURED_TABLE, abbreviate(sql), epochs -> "A schema change"
+                + " named a captured table (" + abbreviate(sql) + "): it may have replaced or rewritten the table's rows"
+                + " (a table swapped in by RENAME TABLE, a dropped table, a converted column) without row events. "
+                + epochs,
+                "Nothing is wrong: a schema change of a captured table drops the clients' caches of the captured tables"
+                        + " once. An online schema change tool (gh-ost, pt-online-schema-change) does so at its"
+                        + " cut-over.", clock);
     }
 
     /**
@@ -161,7 +178,9 @@ public final class ContinuityState {
     /** The statement's kind and table only: its values may hold personal data. */
     static String abbreviate(String sql) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile(
-                "^\\s*(INSERT\\s+(?:IGNORE\\s+)?INTO|REPLACE\\s+INTO|UPDATE|DELETE\\s+FROM)\\s+([`\\w.]+)",
+                "^\\s*(INSERT\\s+(?:IGNORE\\s+)?INTO|REPLACE\\s+INTO|UPDATE|DELETE\\s+FROM"
+                        + "|ALTER\\s+(?:ONLINE\\s+)?(?:IGNORE\\s+)?TABLE|RENAME\\s+TABLE|DROP\\s+TABLE(?:\\s+IF\\s+EXISTS)?"
+                        + "|CREATE\\s+OR\\s+REPLACE\\s+TABLE|DROP\\s+(?:DATABASE|SCHEMA)(?:\\s+IF\\s+EXISTS)?)\\s+([`\\w.]+)",
                 java.util.regex.Pattern.CASE_INSENSITIVE).matcher(sql);
         if (m.find()) {
             return m.group(1).replaceAll("\\s+", " ").toUpperCase(java.util.Locale.ROOT) + " " + m.group(2) + " ...";

@@ -57,6 +57,12 @@ import org.slf4j.Marker;
  * them). Debezium skips such an event with a TRACE line that carries it; the passage reads that line too, at any
  * level, and hands what the event may have changed to the detectors ({@link UnreadableChangeClassifier}).
  *
+ * <p>From the query line it also hands on two more query events after which clients may hold rows no row event will
+ * evict: the commit of a prepared XA transaction (Debezium published its rows at {@code XA PREPARE}, before readers
+ * saw them, and skips the commit), and a schema change that may replace or rewrite a table's rows ({@code RENAME
+ * TABLE} swapping a table in, {@code DROP TABLE}); whether it names a captured table is the detectors' to decide
+ * ({@link SchemaChangeScope}). See {@link UnreadableChange.Kind}.
+ *
  * <p>The list is checked on every reset and level change of the logging context and, for a filter added by code at
  * any other time, once a second.
  */
@@ -358,6 +364,10 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                         if (sql != null && UnreadableChangeClassifier.isXaCommitOfPrepared(sql)) {
                             // Debezium skips every XA statement: it published the rows at XA PREPARE already
                             notice(new UnreadableChange(UnreadableChange.Kind.XA_COMMIT, sql));
+                        } else if (sql != null && UnreadableChangeClassifier.schemaChangeOf(sql)
+                                != UnreadableChangeClassifier.SchemaChange.NONE) {
+                            // whether it names a captured table is the detectors' to decide
+                            notice(new UnreadableChange(UnreadableChange.Kind.SCHEMA_CHANGE, sql));
                         }
                     }
                 } else if (DEBEZIUM_FILTERED_TEMPLATE.equals(format)) {

@@ -8,7 +8,7 @@ import java.util.Objects;
  * ({@link ContinuityState#renewFor}).
  *
  * @param kind what the binlog holds
- * @param detail the statement's SQL ({@link Kind#STATEMENT}, {@link Kind#XA_COMMIT}) or what the event may have
+ * @param detail the statement's SQL ({@link Kind#STATEMENT}, {@link Kind#XA_COMMIT}, {@link Kind#SCHEMA_CHANGE}) or what the event may have
  *     changed ({@link Kind#UNREADABLE_EVENT}); may hold row values, so only ever logged abbreviated
  */
 public record UnreadableChange(Kind kind, String detail) {
@@ -29,6 +29,12 @@ public record UnreadableChange(Kind kind, String detail) {
          * while readers still saw the old rows, which a client may have loaded and cached since; the commit itself
          * carries no rows.
          */
-        XA_COMMIT
+        XA_COMMIT,
+        /**
+         * A schema change that names a captured table ({@code ALTER}, {@code RENAME}, {@code DROP},
+         * {@code CREATE OR REPLACE TABLE}, {@code DROP DATABASE}): it may replace or rewrite the table's rows (a
+         * table swapped in by {@code RENAME TABLE}, a dropped table, a column converted) without row events.
+         */
+        SCHEMA_CHANGE
     }
 }

@@ -6,8 +6,8 @@ import java.util.regex.Pattern;
 /**
  * The forms in which the binlog can hold a row change that Debezium does not turn into row events: an SQL statement
  * (a writer whose session logs STATEMENT or MIXED), an event type it has no handler for (MariaDB's compressed row
- * events, {@code LOAD DATA} logged as a statement), or the commit of a prepared XA transaction, whose rows Debezium
- * published at {@code XA PREPARE}. Pure classification, used by {@link StatementEventDetector} on
+ * events, {@code LOAD DATA} logged as a statement), the commit of a prepared XA transaction, whose rows Debezium
+ * published at {@code XA PREPARE}, or a schema change that may rewrite a table's rows. Pure classification, used by {@link StatementEventDetector} on
  * the thread that reads the binlog, so every method here is linear in its input and allocates nothing.
  */
 final class UnreadableChangeClassifier {
@@ -61,6 +61,64 @@ final class UnreadableChangeClassifier {
             return !(one - 3 > i && sql.regionMatches(true, one - 3, "ONE", 0, 3));
         }
         return true;
+    }
+
+    /** What a schema change statement may rewrite the rows of: {@link #schemaChangeOf}. */
+    enum SchemaChange {
+        /** Not a statement that replaces or rewrites a table's rows. */
+        NONE,
+        /** The tables it names: {@code ALTER TABLE}, {@code RENAME TABLE}, {@code DROP TABLE}, {@code CREATE OR REPLACE TABLE}. */
+        TABLES,
+        /** Every table of the databases it names: {@code DROP DATABASE}, {@code DROP SCHEMA}. */
+        DATABASE
+    }
+
+    /**
+     * Whether {@code sql}, the text of a query event, is a schema change that may replace or rewrite the rows of the
+     * tables, or databases, it names. A temporary table's is not: it is never captured.
+     */
+    static SchemaChange schemaChangeOf(String sql) {
+        int i = skipSpaceAndComments(sql, 0);
+        i = skipSpaceAndComments(sql, afterSetStatement(sql, i));
+        if (word(sql, i, "ALTER")) {
+            i = nextWord(sql, i + 5);
+            for (String modifier : new String[] {"ONLINE", "IGNORE"}) {
+                if (word(sql, i, modifier)) {
+                    i = nextWord(sql, i + modifier.length());
+                }
+            }
+            return word(sql, i, "TABLE") ? SchemaChange.TABLES : SchemaChange.NONE;
+        }
+        if (word(sql, i, "RENAME")) {
+            return word(sql, nextWord(sql, i + 6), "TABLE") ? SchemaChange.TABLES : SchemaChange.NONE;
+        }
+        if (word(sql, i, "DROP")) {
+            i = nextWord(sql, i + 4);
+            if (word(sql, i, "TABLE")) {
+                return SchemaChange.TABLES;
+            }
+            return word(sql, i, "DATABASE") || word(sql, i, "SCHEMA") ? SchemaChange.DATABASE : SchemaChange.NONE;
+        }
+        if (word(sql, i, "CREATE")) {
+            i = nextWord(sql, i + 6);
+            if (word(sql, i, "OR")) {
+                i = nextWord(sql, i + 2);
+                if (word(sql, i, "REPLACE") && word(sql, nextWord(sql, i + 7), "TABLE")) {
+                    return SchemaChange.TABLES;
+                }
+            }
+        }
+        return SchemaChange.NONE;
+    }
+
+    /** Whether the word {@code word} (any case) stands at {@code i}, not as the start of a longer one. */
+    private static boolean word(String sql, int i, String word) {
+        return sql.regionMatches(true, i, word, 0, word.length()) && !isWordChar(sql, i + word.length());
+    }
+
+    /** The start of the next word after {@code i}, past white space and comments. */
+    private static int nextWord(String sql, int i) {
+        return skipSpaceAndComments(sql, i);
     }
 
     /** Whether {@link #describeIgnoredEvent} names a statement ({@code LOAD DATA}) rather than an unreadable event. */

@@ -288,6 +288,44 @@ class StatementEventDetectorTest {
     }
 
     @Test
+    void aSchemaChangeConcernsTheCapturedTablesOnlyWhenItNamesOneOfThemOrTheirDatabase() {
+        SchemaChangeScope scope = new SchemaChangeScope(List.of(new dev.cdccache.connector.config.CapturedTable(
+                "shop", "coupon"), new dev.cdccache.connector.config.CapturedTable("shop", "coupon_lot")));
+        assertThat(List.of("RENAME TABLE coupon TO coupon_old, coupon_new TO coupon",
+                "rename table `shop`.`coupon_gho` to `shop`.`coupon`", "ALTER TABLE shop.coupon MODIFY name VARCHAR(10)",
+                "/* gh-ost */ ALTER ONLINE IGNORE TABLE `coupon_lot` ADD COLUMN x INT", "DROP TABLE IF EXISTS coupon",
+                "CREATE OR REPLACE TABLE coupon_lot (id INT PRIMARY KEY)", "DROP DATABASE shop", "drop schema `shop`",
+                "SET STATEMENT lock_wait_timeout=5 FOR ALTER TABLE coupon ENGINE=InnoDB"))
+                .allSatisfy(sql -> assertThat(scope.concernsCaptured(sql)).as(sql).isTrue());
+        assertThat(List.of("ALTER TABLE coupon_archive ADD COLUMN x INT", "RENAME TABLE orders TO orders_old",
+                "DROP TEMPORARY TABLE IF EXISTS coupon", "CREATE TABLE coupon_copy LIKE coupon",
+                "DROP DATABASE shop_archive", "ALTER DATABASE shop CHARACTER SET utf8mb4", "OPTIMIZE TABLE coupon",
+                "UPDATE coupon SET name = 'ALTER TABLE coupon'", "DROP VIEW coupon_view", "TRUNCATE TABLE coupon"))
+                .allSatisfy(sql -> assertThat(scope.concernsCaptured(sql)).as(sql).isFalse());
+    }
+
+    @Test
+    void aSchemaChangeIsHandedToTheDetectorsFromItsQueryLine() {
+        List<UnreadableChange> seen = new ArrayList<>();
+        ch.qos.logback.classic.Logger debezium = context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER);
+        debezium.setLevel(Level.INFO);
+        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        try {
+            for (String sql : List.of("RENAME TABLE coupon TO coupon_old, coupon_new TO coupon",
+                    "CREATE TABLE coupon_new (id INT PRIMARY KEY)", "BEGIN")) {
+                debezium.debug(StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE, queryEvent(sql, false));
+            }
+        } finally {
+            detector.uninstall();
+            debezium.setLevel(null);
+        }
+        assertThat(seen).containsExactly(new UnreadableChange(UnreadableChange.Kind.SCHEMA_CHANGE,
+                "RENAME TABLE coupon TO coupon_old, coupon_new TO coupon"));
+        assertThat(ContinuityState.abbreviate("RENAME TABLE coupon TO coupon_old, coupon_new TO coupon"))
+                .isEqualTo("RENAME TABLE coupon ...");
+    }
+
+    @Test
     void theSameStatementRepeatedRenewsEveryTimeButIsLoggedOnceInTenSeconds() {
         ListAppender<ILoggingEvent> logged = new ListAppender<>();
         logged.start();

@@ -455,6 +455,35 @@ class ContinuityIT {
         assertThat(output.getOut()).contains("Continuity gap: A schema change named a captured table (RENAME TABLE item ...)");
     }
 
+    @Test
+    @Order(13)
+    void anIncidentEventMakesTheNextHeartbeatCarryANewEpoch(CapturedOutput output) throws Exception {
+        startConnector(NAME);
+        String before = epochOf(NAME);
+        awaitHeartbeatWithEpoch(NAME, before);
+        // a change to a non-transactional table that does not fit the statement cache: the row is stored, the
+        // binlog gets an incident (LOST_EVENTS) instead of it, and Debezium reads on
+        db.execute(DB, "CREATE TABLE legacy_note (id BIGINT PRIMARY KEY, body LONGTEXT) ENGINE=MyISAM");
+        String cacheSize;
+        try (Connection c = db.adminConnection(null); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT @@GLOBAL.max_binlog_stmt_cache_size")) {
+            rs.next();
+            cacheSize = rs.getString(1);
+        }
+        try {
+            db.execute(null, "SET GLOBAL max_binlog_stmt_cache_size = 4096");
+            try (Connection c = db.adminConnection(DB); Statement s = c.createStatement()) {
+                catchThrowable(() -> s.executeUpdate("INSERT INTO legacy_note VALUES (1, REPEAT('x', 100000))"));
+            }
+        } finally {
+            db.execute(null, "SET GLOBAL max_binlog_stmt_cache_size = " + cacheSize);
+        }
+        await("incident").atMost(WAIT).until(() -> !before.equals(epochOf(NAME)));
+        awaitHeartbeatWithEpoch(NAME, epochOf(NAME));
+        assertThat(continuityHealth().path("details").path("verdict").asString()).isEqualTo("SERVER_INCIDENT");
+        assertThat(output.getOut()).contains("Continuity gap: The binlog held an incident event");
+    }
+
     private static String heartbeatTimestampOf(String name) throws Exception {
         try (Connection c = db.adminConnection(null);
                 PreparedStatement s = c.prepareStatement("SELECT ts FROM " + MariaDbServer.HEARTBEAT_TABLE + " WHERE id = ?")) {

@@ -212,6 +212,10 @@ class ConnectorConfiguration {
                     .description("Schema changes that named a captured table (ALTER, RENAME, DROP TABLE, DROP DATABASE)"
                             + " and may have rewritten its rows without row events; each replaces the epoch")
                     .register(registry);
+            Counter incidents = Counter.builder("cdc.connector.binlog.incidents")
+                    .description("Incident events in the binlog: the server could not log some changes; each replaces"
+                            + " the epoch")
+                    .register(registry);
             SchemaChangeScope captured = new SchemaChangeScope(settings.dataTables());
             Gauge.builder("cdc.connector.heartbeat.held", heartbeatWriter, w -> w.heldBecause().isPresent() ? 1 : 0)
                     .description("1 while heartbeat rows are held back because the server would log them in a form"
@@ -242,6 +246,7 @@ class ConnectorConfiguration {
                     case UNREADABLE_EVENT -> unreadable;
                     case XA_COMMIT -> xaCommits;
                     case SCHEMA_CHANGE -> schemaChanges;
+                    case INCIDENT -> incidents;
                 }).increment();
                 // renewed while heartbeats are held too: the first row written after the hold carries the epoch
                 if (continuityState.renewFor(change, Clock.systemUTC()) != null && heartbeats

@@ -70,7 +70,12 @@ public record Continuity(String epoch, Verdict verdict, String message, String a
          * {@code CREATE OR REPLACE TABLE}, {@code DROP DATABASE}): it may have replaced or rewritten the table's rows
          * without row events, so a new epoch replaced the running one.
          */
-        SCHEMA_CHANGE_OF_CAPTURED_TABLE(true);
+        SCHEMA_CHANGE_OF_CAPTURED_TABLE(true),
+        /**
+         * While streaming, the binlog held an incident event: the server could not log some changes ({@code
+         * LOST_EVENTS}), so a new epoch replaced the running one.
+         */
+        SERVER_INCIDENT(true);
 
         private final boolean gap;
 

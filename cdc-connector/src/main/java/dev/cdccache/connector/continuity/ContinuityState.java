@@ -114,7 +114,21 @@ public final class ContinuityState {
             case UNREADABLE_EVENT -> renewForUnreadableEvent(change.detail(), clock);
             case XA_COMMIT -> renewForXaCommit(clock);
             case SCHEMA_CHANGE -> renewForSchemaChange(change.detail(), clock);
+            case INCIDENT -> renewForIncident(change.detail(), clock);
         };
+    }
+
+    /**
+     * Replaces the epoch because the binlog held an incident event (see {@link Continuity.Verdict#SERVER_INCIDENT}).
+     *
+     * @return the new epoch; null (and nothing renewed) before the start-up check decided one
+     */
+    public synchronized String renewForIncident(String incident, Clock clock) {
+        return renew(Continuity.Verdict.SERVER_INCIDENT, "", epochs -> "The binlog held an incident event (" + incident
+                + "): the server could not log some changes, which no client will hear of. " + epochs,
+                "Look in the database server's error log for why it could not write to the binlog (a full disk, a"
+                        + " transaction larger than max_binlog_cache_size on a non-transactional table); replicas of"
+                        + " that server stop at the same event.", clock);
     }
 
     /**

@@ -97,6 +97,12 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     static final String DEBEZIUM_IGNORED_TEMPLATE = "Ignoring event due to missing handler: {}";
 
     /**
+     * The template of the ERROR line with which Debezium reports an incident event of the binlog (the server could
+     * not log some changes, such as {@code LOST_EVENTS}) and reads on, with the event as its argument.
+     */
+    static final String DEBEZIUM_INCIDENT_TEMPLATE = "Server incident: {}";
+
+    /**
      * The statement of the query event being handled on this thread, if it was noticed from Debezium's first line:
      * Debezium's own warning or filter line for the same statement follows, and must not renew the epoch twice.
      */
@@ -227,6 +233,14 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
             // which fails the engine before an offset past the statement is stored
             throw new IllegalStateException("Could not act on a row change the binlog holds as a statement", e);
         }
+    }
+
+    /** What an incident event says (its type and message; no row values), or a placeholder for anything else. */
+    private static String incidentOf(Object event) {
+        if (event instanceof Event binlogEvent && binlogEvent.getData() != null) {
+            return binlogEvent.getData().toString();
+        }
+        return "an incident event";
     }
 
     /** The statement of a query event as Debezium handles it (trimmed), or {@code null} for anything else. */
@@ -380,6 +394,12 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                     }
                 }
                 return FilterReply.NEUTRAL;
+            }
+            if (level == Level.ERROR && DEBEZIUM_INCIDENT_TEMPLATE.equals(format)
+                    && DEBEZIUM_LOGGER.equals(logger.getName())) {
+                // Debezium logs the incident and reads on; the server may have lost changes it should have logged
+                Object param = params != null && params.length > 0 ? params[0] : null;
+                notice(new UnreadableChange(UnreadableChange.Kind.INCIDENT, incidentOf(param)));
             }
             if (level == null || level.levelInt < Level.WARN_INT || !passes(logger.getName(), level, format)) {
                 return FilterReply.NEUTRAL;

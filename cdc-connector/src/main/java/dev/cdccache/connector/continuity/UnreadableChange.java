@@ -35,6 +35,11 @@ public record UnreadableChange(Kind kind, String detail) {
          * {@code CREATE OR REPLACE TABLE}, {@code DROP DATABASE}): it may replace or rewrite the table's rows (a
          * table swapped in by {@code RENAME TABLE}, a dropped table, a column converted) without row events.
          */
-        SCHEMA_CHANGE
+        SCHEMA_CHANGE,
+        /**
+         * An incident event: the server could not write some changes to the binlog ({@code LOST_EVENTS}), and
+         * Debezium reads on past it.
+         */
+        INCIDENT
     }
 }

@@ -42,7 +42,7 @@ class StatementEventDetectorTest {
             String constants = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             assertThat(constants).contains(StatementEventDetector.DEBEZIUM_TEMPLATE,
                     StatementEventDetector.DEBEZIUM_FILTERED_TEMPLATE, StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE,
-                    StatementEventDetector.DEBEZIUM_IGNORED_TEMPLATE);
+                    StatementEventDetector.DEBEZIUM_IGNORED_TEMPLATE, StatementEventDetector.DEBEZIUM_INCIDENT_TEMPLATE);
         }
     }
 
@@ -323,6 +323,27 @@ class StatementEventDetectorTest {
                 "RENAME TABLE coupon TO coupon_old, coupon_new TO coupon"));
         assertThat(ContinuityState.abbreviate("RENAME TABLE coupon TO coupon_old, coupon_new TO coupon"))
                 .isEqualTo("RENAME TABLE coupon ...");
+    }
+
+    @Test
+    void anIncidentEventDebeziumReadsOnPastIsHandedToTheDetectors() {
+        List<UnreadableChange> seen = new ArrayList<>();
+        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        try {
+            EventHeaderV4 header = new EventHeaderV4();
+            header.setEventType(EventType.INCIDENT);
+            context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER)
+                    .error(StatementEventDetector.DEBEZIUM_INCIDENT_TEMPLATE, new Event(header, null));
+            context().getLogger("some.other.Logger").error(StatementEventDetector.DEBEZIUM_INCIDENT_TEMPLATE, "x");
+        } finally {
+            detector.uninstall();
+        }
+        assertThat(seen).containsExactly(new UnreadableChange(UnreadableChange.Kind.INCIDENT, "an incident event"));
+        ContinuityState state = new ContinuityState();
+        state.set(new Continuity("epoch-1", Continuity.Verdict.RESUMED, "resumed", "", Instant.EPOCH));
+        state.renewFor(seen.get(0), Clock.systemUTC());
+        assertThat(state.current().orElseThrow().verdict()).isEqualTo(Continuity.Verdict.SERVER_INCIDENT);
+        assertThat(state.current().orElseThrow().action()).contains("max_binlog_cache_size");
     }
 
     @Test

@@ -218,8 +218,8 @@ class ConnectorConfiguration {
                     .register(registry);
             SchemaChangeScope captured = new SchemaChangeScope(settings.dataTables());
             Gauge.builder("cdc.connector.heartbeat.held", heartbeatWriter, w -> w.heldBecause().isPresent() ? 1 : 0)
-                    .description("1 while heartbeat rows are held back because the server would log them in a form"
-                            + " the connector cannot read; clients cannot prove their caches fresh meanwhile")
+                    .description("1 while heartbeat rows are held back because the server would log them as SQL"
+                            + " statements; clients cannot prove their caches fresh meanwhile")
                     .register(registry);
             boolean heartbeats = !properties.getHeartbeat().getInterval().isZero() && !properties.getHeartbeat().getInterval().isNegative();
             HeartbeatRow row = heartbeatWriter.row();
@@ -230,11 +230,9 @@ class ConnectorConfiguration {
             return StatementEventDetector.install(change -> {
                 if (change.kind() == UnreadableChange.Kind.STATEMENT && heartbeatUpsert.matcher(change.detail()).find()) {
                     // a heartbeat row logged as a statement changes no cached row; from this connector's own writer,
-                    // every further one would be too: hold them until the server's format is ROW again
+                    // every further one would be too, until it reconnects in ROW format
                     if (heartbeats && change.detail().contains("'" + row.connectorId() + "'")) {
-                        heartbeatWriter.holdWhile("binlog_format", format -> !"ROW".equalsIgnoreCase(format),
-                                "the binlog holds heartbeat rows as SQL statements (binlog_format is not ROW for the"
-                                        + " heartbeat writer's session), so Debezium does not publish them.");
+                        heartbeatWriter.heardAsStatement();
                     }
                     return;
                 }
@@ -248,15 +246,53 @@ class ConnectorConfiguration {
                     case SCHEMA_CHANGE -> schemaChanges;
                     case INCIDENT -> incidents;
                 }).increment();
-                // renewed while heartbeats are held too: the first row written after the hold carries the epoch
-                if (continuityState.renewFor(change, Clock.systemUTC()) != null && heartbeats
-                        && !(change.kind() == UnreadableChange.Kind.UNREADABLE_EVENT && heartbeatWriter.holdWhile(
-                                "log_bin_compress", v -> "ON".equalsIgnoreCase(v) || "1".equals(v),
-                                "the server compresses binlog events (log_bin_compress=ON), the heartbeat row's too,"
-                                        + " and the connector cannot read them."))) {
+                // The new epoch must reach the binlog in a heartbeat row before the engine stores a position past the
+                // event: a restart would resume the old one otherwise. Where no row can be published, stop before that
+                // position is stored; a restart reads the event again once the server's setting is fixed.
+                if (heartbeats) {
+                    heartbeatWriter.heldBecause().ifPresent(why -> stopAt(continuityState, "heartbeat rows are held back: "
+                            + why, "Set binlog_format=ROW globally (SET GLOBAL binlog_format='ROW' and in the server's"
+                                    + " configuration) and start the connector again."));
+                }
+                if (change.kind() == UnreadableChange.Kind.UNREADABLE_EVENT && compressesEvents(properties.getDatabase())) {
+                    // the heartbeat row would be compressed too: one more unreadable event, one more epoch, no end
+                    stopAt(continuityState, "log_bin_compress is ON on " + properties.getDatabase().getHost() + ":"
+                            + properties.getDatabase().getPort() + ": MariaDB compresses binlog events, which the"
+                            + " connector cannot read, heartbeat rows included.",
+                            "As an administrator run SET GLOBAL log_bin_compress = OFF; and set log_bin_compress=OFF"
+                                    + " under [mariadb] in the server's configuration file, then start the connector"
+                                    + " again: it reads the event again and starts a new epoch for it.");
+                }
+                if (continuityState.renewFor(change, Clock.systemUTC()) != null && heartbeats) {
                     heartbeatWriter.writeOrFail();
                 }
             });
+        }
+
+        /**
+         * Fails the event handler on the binlog thread (the engine stops before it stores a position past the event)
+         * and makes continuity health say why.
+         */
+        private static void stopAt(ContinuityState continuityState, String why, String action) {
+            String explanation = "Stopped at an event that may have changed rows, because " + why + " What to do: "
+                    + action;
+            continuityState.engineFailed(explanation);
+            throw new IllegalStateException(explanation);
+        }
+
+        /**
+         * Whether the captured server (whose binlog is read, a replica included) compresses binlog events; true if
+         * that cannot be read either, so that the caller stops rather than risk one epoch after another.
+         */
+        private static boolean compressesEvents(ConnectorProperties.Database database) {
+            try (java.sql.Connection connection = DatabaseCheck.connect(database);
+                    java.sql.Statement statement = connection.createStatement();
+                    java.sql.ResultSet rs = statement.executeQuery("SHOW GLOBAL VARIABLES LIKE 'log_bin_compress'")) {
+                String value = rs.next() ? rs.getString(2) : "OFF"; // MySQL has no such setting
+                return "ON".equalsIgnoreCase(value) || "1".equals(value);
+            } catch (java.sql.SQLException | RuntimeException e) {
+                return true;
+            }
         }
 
         @Bean

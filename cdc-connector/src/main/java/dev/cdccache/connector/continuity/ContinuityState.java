@@ -26,9 +26,13 @@ public final class ContinuityState {
      * kind and table); the metrics count every one.
      */
     private static final long LOG_INTERVAL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-    private String lastLogged;
-    private long lastLoggedAt;
-    private long unlogged;
+    /** Per verdict and form: when its line was last logged, and how many renewals since were not; the latest 64. */
+    private final java.util.Map<String, long[]> logged = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, long[]> eldest) {
+            return size() > 64;
+        }
+    };
 
     /** A state that tells nobody about new epochs. */
     public ContinuityState() {
@@ -94,12 +98,11 @@ public final class ContinuityState {
     public synchronized String renewForUnreadableEvent(String what, Clock clock) {
         return renew(Continuity.Verdict.UNREADABLE_EVENT_IN_BINLOG, what, epochs -> "The binlog held " + what + ", which the"
                 + " connector cannot read: the rows it changed are unknown. " + epochs,
-                "On MariaDB run SET GLOBAL log_bin_compress=OFF and set log_bin_compress=OFF under [mariadb] in the"
-                        + " server's configuration; the connector refuses to start while it is ON. Until then every"
-                        + " such event drops the clients' caches of the captured tables. If the event was a compressed"
-                        + " schema change of a captured table, the connector's view of that table is out of date as well:"
-                        + " stop it, delete its stored offsets and start it again (docs/connector.md, \"Continuity and"
-                        + " epochs\").", clock);
+                "If the server compressed it (MariaDB's log_bin_compress was ON when it was written; the connector"
+                        + " refuses to start, and stops, while it is ON), keep log_bin_compress=OFF. If it was a"
+                        + " compressed schema change of a captured table, the connector's view of that table is out of"
+                        + " date as well: stop it, delete its stored offsets and start it again (docs/connector.md,"
+                        + " \"Continuity and epochs\").", clock);
     }
 
     /**
@@ -176,15 +179,14 @@ public final class ContinuityState {
         current.set(renewed);
         onNewEpoch.accept(renewed);
         long now = System.nanoTime();
-        String logKey = verdict + " " + form;
-        if (!logKey.equals(lastLogged) || now - lastLoggedAt >= LOG_INTERVAL_NANOS) {
-            String more = unlogged == 0 ? "" : " (" + unlogged + " more since the last such line, not logged)";
+        long[] last = logged.get(verdict + " " + form);
+        if (last == null || now - last[0] >= LOG_INTERVAL_NANOS) {
+            String more = last == null || last[1] == 0 ? ""
+                    : " (" + last[1] + " more of this kind since the last such line, not logged)";
             LOG.error("Continuity gap: {}{} What to do: {}", renewed.message(), more, renewed.action());
-            lastLogged = logKey;
-            lastLoggedAt = now;
-            unlogged = 0;
+            logged.put(verdict + " " + form, new long[] {now, 0});
         } else {
-            unlogged++; // a writer that logs statements, or a server that compresses events, does so many times a second
+            last[1]++; // a writer that logs statements does so many times a second
         }
         return epoch;
     }

@@ -23,8 +23,8 @@ final class UnreadableChangeClassifier {
      */
     static String describeIgnoredEvent(EventType type) {
         if (type == null || type == EventType.UNKNOWN) {
-            return "an event of a type the binlog reader cannot decode (MariaDB writes compressed row and query events"
-                    + " while log_bin_compress=ON)";
+            return "an event of a type the binlog reader cannot decode (a compressed one: MariaDB writes compressed row"
+                    + " and query events while log_bin_compress=ON; or a type newer than the reader)";
         }
         return switch (type) {
             case EXECUTE_LOAD_QUERY, EXEC_LOAD, NEW_LOAD, LOAD -> "LOAD DATA logged as a statement";

@@ -14,7 +14,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,12 +51,8 @@ public final class HeartbeatWriter implements SmartLifecycle {
     private ScheduledExecutorService timer;
     private Connection connection;
     private boolean failing;
-    /** Why writes are held back, null while they are not (see {@link #holdWhile}). */
-    private volatile Hold hold;
-
-    /** A reason not to write the row, which a global variable of the server shows, and when it has passed. */
-    private record Hold(String why, String variable, Predicate<String> applies) {
-    }
+    /** Why writes are held back, null while they are not (see {@link #heardAsStatement}). */
+    private volatile String held;
 
     /**
      * @param epoch the current continuity epoch, read at every write; null until it is decided (before the
@@ -108,8 +103,10 @@ public final class HeartbeatWriter implements SmartLifecycle {
      * @throws IllegalStateException if the row could not be written
      */
     public synchronized void writeOrFail() {
-        if (hold != null) {
-            return; // the first row written after the hold carries the epoch current then
+        if (held != null) {
+            // no row could be published; ChangeEventEngine's caller fails instead (see ConnectorConfiguration)
+            throw new IllegalStateException("Could not write the heartbeat row with the new epoch: heartbeat rows are"
+                    + " held back (" + held + ") Stopping, so that a restart reads the binlog from before its reason.");
         }
         String currentEpoch = epoch.get();
         try {
@@ -135,34 +132,34 @@ public final class HeartbeatWriter implements SmartLifecycle {
     }
 
     /**
-     * Holds writes back while the server's global {@code variable} has a value {@code applies} to, and does nothing if
-     * it has not: for when the row itself would reach the binlog in a form the connector cannot read (compressed, or
-     * as a statement). Each write would then only tell the connector of one more such event, and without a row no
-     * client can prove its cache fresh, so none serves what it cannot prove. Every interval the variable is read
-     * again; once it no longer applies the writer reconnects (a session keeps the binlog format it opened with) and
-     * writes again.
-     *
-     * @param why why writes are held, for the log and health
-     * @return whether writes are held now
-     * @throws IllegalStateException if the variable could not be read
+     * Called when one of this writer's rows reached the binlog as an SQL statement, which Debezium does not publish:
+     * its session logs statements (it connected after {@code binlog_format} was set to STATEMENT or MIXED globally; a
+     * session keeps the format it opened with). Reconnects, so that the next row is written in the server's current
+     * format, and holds writes back while that is not ROW: each row would only be one more statement. Without rows
+     * no client can prove its cache fresh, so none serves what it cannot prove. Every interval the setting is read
+     * again; once it is ROW the writer writes again. Never throws: if the setting cannot be read, that is logged and
+     * the next row that arrives as a statement tries again.
      */
-    public synchronized boolean holdWhile(String variable, Predicate<String> applies, String why) {
-        if (hold != null) {
-            return true;
+    public synchronized void heardAsStatement() {
+        closeConnection();
+        if (held != null) {
+            return;
         }
         try {
-            if (!applies.test(globalVariable(variable))) {
-                return false;
+            String format = globalVariable("binlog_format");
+            if ("ROW".equalsIgnoreCase(format)) {
+                return; // the new session writes rows
             }
+            held = "binlog_format is " + format + " on " + database.getHost() + ":" + database.getPort() + ", so"
+                    + " heartbeat rows reach the binlog as SQL statements, which Debezium does not publish.";
+            log.error("Heartbeat rows are no longer written: {} Clients cannot prove their caches fresh until they are"
+                    + " written again, once binlog_format is ROW; checked every {}.", held, interval);
         } catch (SQLException | RuntimeException e) {
             closeConnection();
-            throw new IllegalStateException("Could not read " + variable + " on " + database.getHost() + ":"
-                    + database.getPort() + " (" + e.getMessage() + ")", e);
+            log.warn("A heartbeat row reached the binlog as an SQL statement, and binlog_format could not be read on"
+                    + " {}:{} ({}); the writer reconnects for the next row", database.getHost(), database.getPort(),
+                    e.getMessage());
         }
-        hold = new Hold(why, variable, applies);
-        log.error("Heartbeat rows are no longer written: {} Clients cannot prove their caches fresh until they are"
-                + " written again, once {} changes; checked every {}.", why, variable, interval);
-        return true;
     }
 
     /** The row this writer writes. */
@@ -170,10 +167,9 @@ public final class HeartbeatWriter implements SmartLifecycle {
         return row;
     }
 
-    /** Why heartbeat rows are held back, if they are ({@link #holdWhile}). */
+    /** Why heartbeat rows are held back, if they are ({@link #heardAsStatement}). */
     public Optional<String> heldBecause() {
-        Hold h = hold;
-        return h == null ? Optional.empty() : Optional.of(h.why());
+        return Optional.ofNullable(held);
     }
 
     /** The value of a global variable of the server, empty if it has none (MySQL has no {@code log_bin_compress}). */
@@ -198,19 +194,18 @@ public final class HeartbeatWriter implements SmartLifecycle {
         if (currentEpoch == null) {
             return; // the start-up check has not decided the epoch yet; it writes the first row itself
         }
-        Hold h = hold;
-        if (h != null) {
+        if (held != null) {
             try {
-                if (h.applies().test(globalVariable(h.variable()))) {
+                if (!"ROW".equalsIgnoreCase(globalVariable("binlog_format"))) {
                     return;
                 }
             } catch (SQLException | RuntimeException e) {
                 closeConnection();
                 return; // still held; the next interval reads it again
             }
-            hold = null;
-            closeConnection();
-            log.info("Heartbeat rows are written again: {} changed", h.variable());
+            held = null;
+            closeConnection(); // a session keeps the format it opened with
+            log.info("Heartbeat rows are written again: binlog_format is ROW");
         }
         try {
             upsert(currentEpoch);

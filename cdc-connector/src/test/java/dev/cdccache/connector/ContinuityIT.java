@@ -508,6 +508,69 @@ class ContinuityIT {
         assertThat(output.getOut()).contains("Continuity gap: The binlog held an incident event");
     }
 
+    @Test
+    @Order(14)
+    void anEncryptedBinlogStartsNoEpochAtItsFiles(CapturedOutput output) throws Exception {
+        // MariaDB starts every encrypted binlog file with an event of a type the binlog reader does not know; it
+        // changes nothing, and must not cost the clients their caches at every rotation
+        Path base = Path.of("target", "continuity-db3-" + ProcessHandle.current().pid()).toAbsolutePath();
+        java.nio.file.Files.createDirectories(base);
+        byte[] key = new byte[32];
+        new java.security.SecureRandom().nextBytes(key);
+        Path keys = java.nio.file.Files.writeString(base.resolve("binlog-keys.txt"),
+                "1;" + java.util.HexFormat.of().formatHex(key) + "\n");
+        MariaDbServer encrypted = MariaDbServer.builder(base).serverId(3)
+                .setting("plugin-load-add=file_key_management").setting("file-key-management-filename=" + keys)
+                .setting("encrypt-binlog=ON").build().start();
+        String name = "continuity-encrypted";
+        try {
+            encrypted.createDatabase(DB);
+            encrypted.execute(DB, "CREATE TABLE item (id BIGINT PRIMARY KEY, name VARCHAR(64))");
+            Map<String, String> settings = new LinkedHashMap<>(settings(name));
+            settings.put("cdc.connector.database.port", Integer.toString(encrypted.port()));
+            settings.put("cdc.connector.database.user", encrypted.connectorUser());
+            settings.put("cdc.connector.database.password", encrypted.connectorPassword());
+            startConnector(settings);
+            String epoch = epochOn(encrypted, name);
+            for (long id = 900_001; id <= 900_003; id++) {
+                encrypted.execute(DB, "INSERT INTO item VALUES (" + id + ", 'row " + id + "')");
+                long inserted = id;
+                recorder.await(ITEM_TOPIC, c -> isInsert(c, inserted), 1, WAIT);
+                encrypted.execute(null, "FLUSH BINARY LOGS");
+            }
+            encrypted.execute(DB, "INSERT INTO item VALUES (900004, 'last')");
+            recorder.await(ITEM_TOPIC, c -> isInsert(c, 900_004), 1, WAIT);
+            awaitHeartbeatWithEpoch(name, epoch);
+            assertThat(epochOn(encrypted, name)).isEqualTo(epoch);
+            assertThat(continuityHealth().path("status").asString()).isEqualTo("UP");
+            assertThat(output.getOut()).doesNotContain("cannot decode");
+        } finally {
+            if (connector != null) {
+                connector.close();
+                connector = null;
+            }
+            encrypted.close();
+        }
+    }
+
+    private static void startConnector(Map<String, String> settings) {
+        if (connector != null) {
+            connector.close();
+        }
+        connector = InProcessConnector.start(settings);
+    }
+
+    private static String epochOn(MariaDbServer server, String name) throws Exception {
+        try (Connection c = server.adminConnection(null); PreparedStatement s = c.prepareStatement(
+                "SELECT epoch FROM " + MariaDbServer.HEARTBEAT_TABLE + " WHERE id = ?")) {
+            s.setString(1, name);
+            try (ResultSet rs = s.executeQuery()) {
+                assertThat(rs.next()).as("heartbeat row of %s", name).isTrue();
+                return rs.getString(1);
+            }
+        }
+    }
+
     private static String heartbeatTimestampOf(String name) throws Exception {
         try (Connection c = db.adminConnection(null);
                 PreparedStatement s = c.prepareStatement("SELECT ts FROM " + MariaDbServer.HEARTBEAT_TABLE + " WHERE id = ?")) {

@@ -9,6 +9,7 @@ import ch.qos.logback.classic.turbo.TurboFilter;
 import ch.qos.logback.core.UnsynchronizedAppenderBase;
 import ch.qos.logback.core.spi.FilterReply;
 import com.github.shyiko.mysql.binlog.event.Event;
+import com.github.shyiko.mysql.binlog.event.EventHeaderV4;
 import com.github.shyiko.mysql.binlog.event.EventType;
 import com.github.shyiko.mysql.binlog.event.QueryEventData;
 import com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer;
@@ -107,6 +108,9 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
      * Debezium's own warning or filter line for the same statement follows, and must not renew the epoch twice.
      */
     private static final ThreadLocal<String> NOTICED = new ThreadLocal<>();
+
+    /** Where the last format description event Debezium skipped on this thread ended (see {@link Passage}). */
+    private static final ThreadLocal<Long> FORMAT_DESCRIPTION_END = new ThreadLocal<>();
 
     /** Every detector installed: the passage hands them the statements Debezium's filter drops. */
     private static final List<StatementEventDetector> INSTALLED = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -355,7 +359,18 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                 Object param = params != null && params.length > 0 ? params[0] : null;
                 if (param instanceof Event event && event.getHeader() != null) {
                     EventType type = event.getHeader().getEventType();
+                    if (type == EventType.FORMAT_DESCRIPTION) {
+                        // an encrypted MariaDB binlog file holds its start encryption event, of a type the reader
+                        // does not know, right after this one: not a change
+                        FORMAT_DESCRIPTION_END.set(event.getHeader() instanceof EventHeaderV4 h ? h.getNextPosition() : -1L);
+                        return FilterReply.NEUTRAL;
+                    }
                     String what = UnreadableChangeClassifier.describeIgnoredEvent(type);
+                    Long formatEnd = FORMAT_DESCRIPTION_END.get();
+                    if (what != null && type == EventType.UNKNOWN && formatEnd != null && formatEnd > 0
+                            && event.getHeader() instanceof EventHeaderV4 h && h.getPosition() == formatEnd) {
+                        what = null; // MariaDB's start encryption event (encrypt_binlog=ON)
+                    }
                     if (what != null) {
                         notice(new UnreadableChange(UnreadableChangeClassifier.isStatement(type)
                                 ? UnreadableChange.Kind.STATEMENT : UnreadableChange.Kind.UNREADABLE_EVENT, what));

@@ -45,6 +45,7 @@ public final class MariaDbServer implements AutoCloseable {
     private final int port;
     private final boolean binlog;
     private final int serverId;
+    private final List<String> extraSettings;
     private final String adminUser = "cdc_admin";
     private final String adminPassword = "cdc-admin-pw";
     private final String connectorUser = "cdc_connector";
@@ -58,6 +59,7 @@ public final class MariaDbServer implements AutoCloseable {
         this.port = builder.port != 0 ? builder.port : FreePorts.next();
         this.binlog = builder.binlog;
         this.serverId = builder.serverId;
+        this.extraSettings = List.copyOf(builder.extraSettings);
     }
 
     public static Builder builder(Path baseDir) {
@@ -364,6 +366,7 @@ public final class MariaDbServer implements AutoCloseable {
         } else {
             cnf.append("skip-log-bin\n");
         }
+        extraSettings.forEach(line -> cnf.append(line).append('\n'));
         return cnf.toString();
     }
 
@@ -416,6 +419,7 @@ public final class MariaDbServer implements AutoCloseable {
         private int port;
         private boolean binlog = true;
         private int serverId = 1;
+        private final List<String> extraSettings = new java.util.ArrayList<>();
 
         private Builder(Path baseDir) {
             this.baseDir = Objects.requireNonNull(baseDir, "baseDir");
@@ -435,6 +439,12 @@ public final class MariaDbServer implements AutoCloseable {
 
         public Builder serverId(int serverId) {
             this.serverId = serverId;
+            return this;
+        }
+
+        /** Lines added to the server's {@code [mariadbd]} section, such as {@code encrypt-binlog=ON}. */
+        public Builder setting(String line) {
+            this.extraSettings.add(line);
             return this;
         }
 

@@ -146,8 +146,7 @@ class ContinuityIT {
         assertThat(health.path("details").path("message").asString()).contains("no longer on the server", "purged");
         assertThat(health.path("details").path("action").asString()).contains("binlog_expire_logs_seconds");
         assertThat(output.getOut()).contains("Continuity gap: The binlog position connector 'continuity-a' stopped at");
-        long id = insert();
-        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+        long id = insertPublished();
     }
 
     @Test
@@ -161,15 +160,9 @@ class ContinuityIT {
         Map<String, String> settings = settings(NAME);
         settings.put("cdc.connector.continuity.on-lost-position", "fail");
 
-        Throwable failure = catchThrowable(() -> InProcessConnector.run(settings).close());
-
-        Throwable cause = failure;
-        while (cause != null && !(cause instanceof StartupCheckException)) {
-            cause = cause.getCause();
-        }
-        assertThat(cause).as("a StartupCheckException in %s", failure).isInstanceOf(StartupCheckException.class);
+        StartupCheckException cause = startupRefusal(settings);
         assertThat(cause.getMessage()).contains("connector 'continuity-a' stopped at").contains("is no longer on the server");
-        assertThat(((StartupCheckException) cause).fix()).contains("cdc.connector.continuity.on-lost-position=new-epoch");
+        assertThat(cause.fix()).contains("cdc.connector.continuity.on-lost-position=new-epoch");
     }
 
     @Test
@@ -212,8 +205,7 @@ class ContinuityIT {
     @Order(6)
     void binlogResetWhileDownStartsANewEpochAlthoughAFileOfTheStoredNameExists(CapturedOutput output) throws Exception {
         startConnector(NAME);
-        long id = insert();
-        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+        long id = insertPublished();
         String before = epochOf(NAME);
         awaitHeartbeatWithEpoch(NAME, before);
         connector.close();
@@ -237,18 +229,14 @@ class ContinuityIT {
         assertThat(details.path("verdict").asString()).isEqualTo("BINLOG_RESET");
         assertThat(details.path("gap").asBoolean()).isTrue();
         assertThat(output.getOut()).contains("Continuity gap: The binlog of");
-        long next = insert();
-        recorder.await(ITEM_TOPIC, c -> isInsert(c, next), 1, WAIT);
+        long next = insertPublished();
     }
 
     @Test
     @Order(8)
     void aRowChangeTheBinlogHoldsAsAStatementMakesTheNextHeartbeatCarryANewEpoch(CapturedOutput output) throws Exception {
-        startConnector(NAME);
-        String before = epochOf(NAME);
-        awaitHeartbeatWithEpoch(NAME, before);
-        long id = insert();
-        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+        String before = startAndAwaitHeartbeat();
+        long id = insertPublished();
 
         // a writer whose session logs statements: Debezium cannot read which rows changed, and publishes nothing
         try (Connection c = db.adminConnection(DB); Statement s = c.createStatement()) {
@@ -293,11 +281,8 @@ class ContinuityIT {
     @Order(9)
     void loadDataLoggedAsAStatementAndACompressedEventStartANewEpochAndACompressedHeartbeatIsHeldBack(
             CapturedOutput output) throws Exception {
-        startConnector(NAME);
-        String before = epochOf(NAME);
-        awaitHeartbeatWithEpoch(NAME, before);
-        long id = insert();
-        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+        String before = startAndAwaitHeartbeat();
+        long id = insertPublished();
 
         // LOAD DATA from a session that logs statements reaches the binlog as events other than a query, which
         // Debezium skips without a warning
@@ -329,14 +314,9 @@ class ContinuityIT {
             connector = null;
 
             // a connector started while the server compresses is refused, with the fix
-            Throwable failure = catchThrowable(() -> InProcessConnector.run(settings(NAME)).close());
-            Throwable cause = failure;
-            while (cause != null && !(cause instanceof StartupCheckException)) {
-                cause = cause.getCause();
-            }
-            assertThat(cause).as("a StartupCheckException in %s", failure).isInstanceOf(StartupCheckException.class);
+            StartupCheckException cause = startupRefusal(settings(NAME));
             assertThat(cause.getMessage()).contains("log_bin_compress is ON");
-            assertThat(((StartupCheckException) cause).fix()).contains("SET GLOBAL log_bin_compress = OFF;");
+            assertThat(cause.fix()).contains("SET GLOBAL log_bin_compress = OFF;");
         } finally {
             db.execute(null, "SET GLOBAL log_bin_compress = OFF");
         }
@@ -353,11 +333,8 @@ class ContinuityIT {
     @Order(10)
     void aHeartbeatRowLoggedAsAStatementHoldsHeartbeatsBackInsteadOfStartingEpochsWithoutEnd(CapturedOutput output)
             throws Exception {
-        startConnector(NAME);
-        String epoch = epochOf(NAME);
-        awaitHeartbeatWithEpoch(NAME, epoch);
-        long id = insert();
-        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+        String epoch = startAndAwaitHeartbeat();
+        long id = insertPublished();
         try {
             holdHeartbeats(output);
             JsonNode health = continuityHealth();
@@ -421,11 +398,8 @@ class ContinuityIT {
     @Test
     @Order(11)
     void theCommitOfAPreparedXaTransactionMakesTheNextHeartbeatCarryANewEpoch(CapturedOutput output) throws Exception {
-        startConnector(NAME);
-        String before = epochOf(NAME);
-        awaitHeartbeatWithEpoch(NAME, before);
-        long id = insert();
-        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+        String before = startAndAwaitHeartbeat();
+        long id = insertPublished();
 
         try (Connection c = db.adminConnection(DB); Statement s = c.createStatement()) {
             s.execute("XA START 'order-42'");
@@ -456,11 +430,8 @@ class ContinuityIT {
     @Test
     @Order(12)
     void aTableSwappedInByRenameTableMakesTheNextHeartbeatCarryANewEpoch(CapturedOutput output) throws Exception {
-        startConnector(NAME);
-        String before = epochOf(NAME);
-        awaitHeartbeatWithEpoch(NAME, before);
-        long id = insert();
-        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+        String before = startAndAwaitHeartbeat();
+        long id = insertPublished();
 
         // a schema change of a table that is not captured changes nothing clients cache
         db.execute(DB, "CREATE TABLE item_staging (id BIGINT PRIMARY KEY, name VARCHAR(64))",
@@ -468,8 +439,7 @@ class ContinuityIT {
         // reference data reloaded the way many teams do it: a staging table filled, then swapped in. No row event
         // of the captured table says that row id now has another name
         db.execute(DB, "INSERT INTO item_staging VALUES (" + id + ", 'swapped in')");
-        long marker = insert();
-        recorder.await(ITEM_TOPIC, c -> isInsert(c, marker), 1, WAIT);
+        long marker = insertPublished();
         assertThat(epochOf(NAME)).as("no new epoch for another table's schema").isEqualTo(before);
         db.execute(DB, "RENAME TABLE item TO item_old, item_staging TO item");
         await("RENAME TABLE").atMost(WAIT).until(() -> !before.equals(epochOf(NAME)));
@@ -482,9 +452,7 @@ class ContinuityIT {
     @Test
     @Order(13)
     void anIncidentEventMakesTheNextHeartbeatCarryANewEpoch(CapturedOutput output) throws Exception {
-        startConnector(NAME);
-        String before = epochOf(NAME);
-        awaitHeartbeatWithEpoch(NAME, before);
+        String before = startAndAwaitHeartbeat();
         // a change to a non-transactional table that does not fit the statement cache: the row is stored, the
         // binlog gets an incident (LOST_EVENTS) instead of it, and Debezium reads on
         db.execute(DB, "CREATE TABLE legacy_note (id BIGINT PRIMARY KEY, body LONGTEXT) ENGINE=MyISAM");
@@ -580,6 +548,32 @@ class ContinuityIT {
                 return rs.getString(1);
             }
         }
+    }
+
+    /** Starts the connector and waits for its heartbeat: returns the epoch it carries. */
+    private static String startAndAwaitHeartbeat() throws Exception {
+        startConnector(NAME);
+        String epoch = epochOf(NAME);
+        awaitHeartbeatWithEpoch(NAME, epoch);
+        return epoch;
+    }
+
+    /** Inserts a row and waits until the connector has published it: returns its id. */
+    private static long insertPublished() {
+        long id = insert();
+        recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT);
+        return id;
+    }
+
+    /** The start-up check's refusal of a connector started with {@code settings}. */
+    private static StartupCheckException startupRefusal(Map<String, String> settings) {
+        Throwable failure = catchThrowable(() -> InProcessConnector.run(settings).close());
+        Throwable cause = failure;
+        while (cause != null && !(cause instanceof StartupCheckException)) {
+            cause = cause.getCause();
+        }
+        assertThat(cause).as("a StartupCheckException in %s", failure).isInstanceOf(StartupCheckException.class);
+        return (StartupCheckException) cause;
     }
 
     private static long insert() {

@@ -5,7 +5,7 @@ import dev.cdccache.connector.continuity.ContinuityHealthIndicator;
 import dev.cdccache.connector.continuity.ContinuityState;
 import dev.cdccache.connector.continuity.SchemaChangeScope;
 import dev.cdccache.connector.continuity.StatementEventDetector;
-import dev.cdccache.connector.continuity.UnreadableChange;
+import dev.cdccache.connector.continuity.EpochRenewal;
 import dev.cdccache.connector.continuity.OffsetsOrigin;
 import dev.cdccache.connector.continuity.StoredOffsets;
 import dev.cdccache.connector.engine.ChangeEventEngine;
@@ -32,8 +32,6 @@ import dev.cdccache.connector.startup.KafkaClusterCheck;
 import dev.cdccache.connector.startup.ReplicaCheck;
 import dev.cdccache.connector.startup.StartupCheckException;
 import dev.cdccache.connector.startup.TopicProvisioner;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.time.Clock;
@@ -185,114 +183,16 @@ class ConnectorConfiguration {
         }
 
         /**
-         * A row change the binlog holds as a statement, or an event that may have changed rows but cannot be read,
-         * replaces the epoch, and the heartbeat row is written with it at once, on the thread that reads the binlog:
-         * before the engine can store an offset past the event. If that write fails the engine fails too, so a
-         * restart reads the event again. Where the heartbeat row itself would reach the binlog in such a form (the
-         * server compresses events; the writer's session logs statements), writing it would only start another epoch
-         * each time: heartbeats are held back instead until the server's setting changes, and no client can prove
-         * its cache fresh meanwhile.
+         * Notices what the binlog holds in a form Debezium publishes no row events for, and replaces the epoch for it
+         * ({@link EpochRenewal}).
          */
         @Bean(destroyMethod = "uninstall")
         StatementEventDetector statementEventDetector(ContinuityState continuityState, HeartbeatWriter heartbeatWriter,
                 ConnectorProperties properties, DebeziumSettings settings, MeterRegistry registry) {
-            Counter statements = Counter.builder("cdc.connector.binlog.statements")
-                    .description("Row changes the binlog held as SQL statements (a writer not in binlog_format=ROW);"
-                            + " each replaces the epoch")
-                    .register(registry);
-            Counter unreadable = Counter.builder("cdc.connector.binlog.unreadable.events")
-                    .description("Events the binlog held that may have changed rows but that the connector cannot read"
-                            + " (MariaDB's log_bin_compress=ON); each replaces the epoch")
-                    .register(registry);
-            Counter xaCommits = Counter.builder("cdc.connector.binlog.xa.commits")
-                    .description("Commits of prepared XA transactions, whose rows were published at XA PREPARE; each"
-                            + " replaces the epoch")
-                    .register(registry);
-            Counter schemaChanges = Counter.builder("cdc.connector.binlog.schema.changes")
-                    .description("Schema changes that named a captured table (ALTER, RENAME, DROP TABLE, DROP DATABASE)"
-                            + " and may have rewritten its rows without row events; each replaces the epoch")
-                    .register(registry);
-            Counter incidents = Counter.builder("cdc.connector.binlog.incidents")
-                    .description("Incident events in the binlog: the server could not log some changes; each replaces"
-                            + " the epoch")
-                    .register(registry);
-            SchemaChangeScope captured = new SchemaChangeScope(settings.dataTables());
-            Gauge.builder("cdc.connector.heartbeat.held", heartbeatWriter, w -> w.heldBecause().isPresent() ? 1 : 0)
-                    .description("1 while heartbeat rows are held back because the server would log them as SQL"
-                            + " statements; clients cannot prove their caches fresh meanwhile")
-                    .register(registry);
-            boolean heartbeats = !properties.getHeartbeat().getInterval().isZero() && !properties.getHeartbeat().getInterval().isNegative();
-            HeartbeatRow row = heartbeatWriter.row();
-            java.util.regex.Pattern heartbeatUpsert = java.util.regex.Pattern.compile("^\\s*INSERT\\s+INTO\\s+`?"
-                    + java.util.regex.Pattern.quote(row.table().database()) + "`?\\s*\\.\\s*`?"
-                    + java.util.regex.Pattern.quote(row.table().table()) + "`?[\\s(]",
-                    java.util.regex.Pattern.CASE_INSENSITIVE);
-            return StatementEventDetector.install(change -> {
-                if (change.kind() == UnreadableChange.Kind.STATEMENT && heartbeatUpsert.matcher(change.detail()).find()) {
-                    // a heartbeat row logged as a statement changes no cached row; from this connector's own writer,
-                    // every further one would be too, until it reconnects in ROW format
-                    if (heartbeats && change.detail().contains("'" + row.connectorId() + "'")) {
-                        heartbeatWriter.heardAsStatement();
-                    }
-                    return;
-                }
-                if (change.kind() == UnreadableChange.Kind.SCHEMA_CHANGE && !captured.concernsCaptured(change.detail())) {
-                    return;
-                }
-                (switch (change.kind()) {
-                    case STATEMENT -> statements;
-                    case UNREADABLE_EVENT -> unreadable;
-                    case XA_COMMIT -> xaCommits;
-                    case SCHEMA_CHANGE -> schemaChanges;
-                    case INCIDENT -> incidents;
-                }).increment();
-                // The new epoch must reach the binlog in a heartbeat row before the engine stores a position past the
-                // event: a restart would resume the old one otherwise. Where no row can be published, stop before that
-                // position is stored; a restart reads the event again once the server's setting is fixed.
-                if (heartbeats) {
-                    heartbeatWriter.heldBecause().ifPresent(why -> stopAt(continuityState, "heartbeat rows are held back: "
-                            + why, "Set binlog_format=ROW globally (SET GLOBAL binlog_format='ROW' and in the server's"
-                                    + " configuration) and start the connector again."));
-                }
-                if (change.kind() == UnreadableChange.Kind.UNREADABLE_EVENT && compressesEvents(properties.getDatabase())) {
-                    // the heartbeat row would be compressed too: one more unreadable event, one more epoch, no end
-                    stopAt(continuityState, "log_bin_compress is ON on " + properties.getDatabase().getHost() + ":"
-                            + properties.getDatabase().getPort() + ": MariaDB compresses binlog events, which the"
-                            + " connector cannot read, heartbeat rows included.",
-                            "As an administrator run SET GLOBAL log_bin_compress = OFF; and set log_bin_compress=OFF"
-                                    + " under [mariadb] in the server's configuration file, then start the connector"
-                                    + " again: it reads the event again and starts a new epoch for it.");
-                }
-                if (continuityState.renewFor(change, Clock.systemUTC()) != null && heartbeats) {
-                    heartbeatWriter.writeOrFail();
-                }
-            });
-        }
-
-        /**
-         * Fails the event handler on the binlog thread (the engine stops before it stores a position past the event)
-         * and makes continuity health say why.
-         */
-        private static void stopAt(ContinuityState continuityState, String why, String action) {
-            String explanation = "Stopped at an event that may have changed rows, because " + why + " What to do: "
-                    + action;
-            continuityState.engineFailed(explanation);
-            throw new IllegalStateException(explanation);
-        }
-
-        /**
-         * Whether the captured server (whose binlog is read, a replica included) compresses binlog events; true if
-         * that cannot be read either, so that the caller stops rather than risk one epoch after another.
-         */
-        private static boolean compressesEvents(ConnectorProperties.Database database) {
-            try (java.sql.Connection connection = DatabaseCheck.connect(database);
-                    java.sql.Statement statement = connection.createStatement();
-                    java.sql.ResultSet rs = statement.executeQuery("SHOW GLOBAL VARIABLES LIKE 'log_bin_compress'")) {
-                String value = rs.next() ? rs.getString(2) : "OFF"; // MySQL has no such setting
-                return "ON".equalsIgnoreCase(value) || "1".equals(value);
-            } catch (java.sql.SQLException | RuntimeException e) {
-                return true;
-            }
+            boolean heartbeats = !properties.getHeartbeat().getInterval().isZero()
+                    && !properties.getHeartbeat().getInterval().isNegative();
+            return StatementEventDetector.install(new EpochRenewal(continuityState, heartbeatWriter, heartbeats,
+                    new SchemaChangeScope(settings.dataTables()), properties.getDatabase(), registry));
         }
 
         @Bean

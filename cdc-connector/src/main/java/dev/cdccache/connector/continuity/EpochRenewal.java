@@ -1,0 +1,131 @@
+package dev.cdccache.connector.continuity;
+
+import dev.cdccache.connector.config.ConnectorProperties;
+import dev.cdccache.connector.heartbeat.HeartbeatRow;
+import dev.cdccache.connector.heartbeat.HeartbeatWriter;
+import dev.cdccache.connector.startup.DatabaseCheck;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+
+/**
+ * What the connector does with each {@link UnreadableChange} {@link StatementEventDetector} notices, on the thread
+ * that reads the binlog: it replaces the epoch and writes the heartbeat row with the new one at once, so that the row
+ * lands in the binlog right behind the change and every client drops its cached entries once it has read up to there.
+ *
+ * <p>The new epoch must be in a heartbeat row before the engine stores a position past the change: a restart would
+ * resume the old one otherwise. Where no row can be published (the captured server compresses events, the heartbeat
+ * row's too; heartbeat rows are held back because they reach the binlog as statements), the handler fails instead, so
+ * that the engine stops before it stores that position and a start after the fix reads the change again. Each failure
+ * of the heartbeat write fails it too.
+ *
+ * <p>Not every notice is a change of cached rows: a schema change of a table that is not captured is not, and one of
+ * this connector's own heartbeat rows logged as a statement is not either, but it makes the heartbeat writer
+ * reconnect ({@link HeartbeatWriter#heardAsStatement}).
+ */
+public final class EpochRenewal implements Consumer<UnreadableChange> {
+
+    private final ContinuityState state;
+    private final HeartbeatWriter heartbeats;
+    private final boolean heartbeatsOn;
+    private final SchemaChangeScope captured;
+    private final ConnectorProperties.Database capturedServer;
+    private final Pattern ownHeartbeat;
+    private final Map<UnreadableChange.Kind, Counter> counters = new EnumMap<>(UnreadableChange.Kind.class);
+
+    /**
+     * @param heartbeatsOn whether heartbeat rows are written at all (a heartbeat interval above 0)
+     * @param capturedServer the server whose binlog is read (a replica, where one is captured)
+     */
+    public EpochRenewal(ContinuityState state, HeartbeatWriter heartbeats, boolean heartbeatsOn,
+            SchemaChangeScope captured, ConnectorProperties.Database capturedServer, MeterRegistry registry) {
+        this.state = state;
+        this.heartbeats = heartbeats;
+        this.heartbeatsOn = heartbeatsOn;
+        this.captured = captured;
+        this.capturedServer = capturedServer;
+        HeartbeatRow row = heartbeats.row();
+        // the writer's upsert as the binlog holds it when logged as a statement: its values inlined, the id first
+        this.ownHeartbeat = Pattern.compile("^\\s*INSERT\\s+INTO\\s+`?" + Pattern.quote(row.table().database())
+                + "`?\\s*\\.\\s*`?" + Pattern.quote(row.table().table()) + "`?[\\s(]", Pattern.CASE_INSENSITIVE);
+        count(registry, UnreadableChange.Kind.STATEMENT, "cdc.connector.binlog.statements",
+                "Row changes the binlog held as SQL statements (a writer not in binlog_format=ROW)");
+        count(registry, UnreadableChange.Kind.UNREADABLE_EVENT, "cdc.connector.binlog.unreadable.events",
+                "Events the binlog held that may have changed rows but that the connector cannot read (compressed)");
+        count(registry, UnreadableChange.Kind.XA_COMMIT, "cdc.connector.binlog.xa.commits",
+                "Commits of prepared XA transactions, whose rows were published at XA PREPARE");
+        count(registry, UnreadableChange.Kind.SCHEMA_CHANGE, "cdc.connector.binlog.schema.changes",
+                "Schema changes that named a captured table and may have rewritten its rows without row events");
+        count(registry, UnreadableChange.Kind.INCIDENT, "cdc.connector.binlog.incidents",
+                "Incident events in the binlog: the server could not log some changes");
+        Gauge.builder("cdc.connector.heartbeat.held", heartbeats, w -> w.heldBecause().isPresent() ? 1 : 0)
+                .description("1 while heartbeat rows are held back because the server would log them as SQL"
+                        + " statements; clients cannot prove their caches fresh meanwhile")
+                .register(registry);
+    }
+
+    private void count(MeterRegistry registry, UnreadableChange.Kind kind, String name, String description) {
+        counters.put(kind, Counter.builder(name).description(description + "; each replaces the epoch")
+                .register(registry));
+    }
+
+    @Override
+    public void accept(UnreadableChange change) {
+        if (change.kind() == UnreadableChange.Kind.STATEMENT && ownHeartbeat.matcher(change.detail()).find()) {
+            // a heartbeat row logged as a statement changes no cached row; from this connector's own writer, every
+            // further one would be too, until it reconnects in ROW format
+            if (heartbeatsOn && change.detail().contains("'" + heartbeats.row().connectorId() + "'")) {
+                heartbeats.heardAsStatement();
+            }
+            return;
+        }
+        if (change.kind() == UnreadableChange.Kind.SCHEMA_CHANGE && !captured.concernsCaptured(change.detail())) {
+            return;
+        }
+        counters.get(change.kind()).increment();
+        if (heartbeatsOn) {
+            heartbeats.heldBecause().ifPresent(why -> stop("heartbeat rows are held back: " + why,
+                    "Set binlog_format=ROW globally (SET GLOBAL binlog_format='ROW' and in the server's configuration)"
+                            + " and start the connector again."));
+        }
+        if (change.kind() == UnreadableChange.Kind.UNREADABLE_EVENT && compressesEvents()) {
+            // the heartbeat row would be compressed too: one more unreadable event, one more epoch, without end
+            stop("log_bin_compress is ON on " + capturedServer.getHost() + ":" + capturedServer.getPort()
+                    + ": MariaDB compresses binlog events, which the connector cannot read, heartbeat rows included.",
+                    "As an administrator run SET GLOBAL log_bin_compress = OFF; and set log_bin_compress=OFF under"
+                            + " [mariadb] in the server's configuration file, then start the connector again: it reads"
+                            + " the event again and starts a new epoch for it.");
+        }
+        if (state.renewFor(change, Clock.systemUTC()) != null && heartbeatsOn) {
+            heartbeats.writeOrFail();
+        }
+    }
+
+    /** Fails the event handler (the engine stops before it stores a position past the event); health says why. */
+    private void stop(String why, String action) {
+        String explanation = "Stopped at an event that may have changed rows, because " + why + " What to do: " + action;
+        state.engineFailed(explanation);
+        throw new IllegalStateException(explanation);
+    }
+
+    /** Whether the captured server compresses binlog events; true if that cannot be read either. */
+    private boolean compressesEvents() {
+        try (Connection connection = DatabaseCheck.connect(capturedServer);
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SHOW GLOBAL VARIABLES LIKE 'log_bin_compress'")) {
+            String value = rs.next() ? rs.getString(2) : "OFF"; // MySQL has no such setting
+            return "ON".equalsIgnoreCase(value) || "1".equals(value);
+        } catch (SQLException | RuntimeException e) {
+            return true; // stopping is safe; going on might start one epoch after another
+        }
+    }
+}

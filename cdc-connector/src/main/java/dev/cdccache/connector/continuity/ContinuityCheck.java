@@ -195,7 +195,8 @@ public final class ContinuityCheck {
                 ? "the heartbeat row of '" + name + "' (with its epoch) is gone"
                 : "the heartbeat row of '" + name + "' carries epoch " + own.get().epoch() + ", not the epoch "
                         + origin.get().epoch() + " the stored offsets were written under (another process wrote it, or this"
-                        + " connector renewed the epoch for a row change the binlog held as a statement)";
+                        + " connector renewed the epoch while streaming, for a statement, an XA commit, a schema change,"
+                        + " an incident or an unreadable event in the binlog)";
         return new Decision(new Continuity(newEpoch.get(), Verdict.EPOCH_UNKNOWN, "Resuming at the stored binlog position "
                 + position + ", but " + why + "; starting a new epoch to be safe: clients drop their cached entries"
                 + " of the captured tables once.", "", clock.instant()), false);

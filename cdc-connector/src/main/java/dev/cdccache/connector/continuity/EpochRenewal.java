@@ -34,6 +34,8 @@ import java.util.regex.Pattern;
  */
 public final class EpochRenewal implements Consumer<UnreadableChange> {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EpochRenewal.class);
+
     private final ContinuityState state;
     private final HeartbeatWriter heartbeats;
     private final boolean heartbeatsOn;
@@ -114,6 +116,8 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
     private void stop(String why, String action) {
         String explanation = "Stopped at an event that may have changed rows, because " + why + " What to do: " + action;
         state.engineFailed(explanation);
+        // one line of its own: the engine's failure that follows names only Debezium's wrapping of it
+        LOG.error("{}", explanation);
         throw new IllegalStateException(explanation);
     }
 

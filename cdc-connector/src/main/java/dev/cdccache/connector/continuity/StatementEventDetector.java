@@ -235,7 +235,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         } catch (RuntimeException e) {
             // Logback swallows an IndexOutOfBoundsException from a lone turbo filter: this must reach Debezium,
             // which fails the engine before an offset past the statement is stored
-            throw new IllegalStateException("Could not act on a row change the binlog holds as a statement", e);
+            throw new IllegalStateException("Could not act on " + change.kind() + " in the binlog: " + e.getMessage(), e);
         }
     }
 

@@ -193,16 +193,21 @@ public final class ContinuityState {
 
     /** The statement's kind and table only: its values may hold personal data. */
     static String abbreviate(String sql) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
-                "^\\s*(INSERT\\s+(?:IGNORE\\s+)?INTO|REPLACE\\s+INTO|UPDATE|DELETE\\s+FROM"
-                        + "|ALTER\\s+(?:ONLINE\\s+)?(?:IGNORE\\s+)?TABLE|RENAME\\s+TABLE|DROP\\s+TABLE(?:\\s+IF\\s+EXISTS)?"
-                        + "|CREATE\\s+OR\\s+REPLACE\\s+TABLE|DROP\\s+(?:DATABASE|SCHEMA)(?:\\s+IF\\s+EXISTS)?)\\s+([`\\w.]+)",
-                java.util.regex.Pattern.CASE_INSENSITIVE).matcher(sql);
-        if (m.find()) {
+        int start = UnreadableChangeClassifier.statementStart(sql); // past comments and a SET STATEMENT ... FOR
+        java.util.regex.Matcher m = STATEMENT_KIND.matcher(sql).region(start, sql.length());
+        if (m.lookingAt()) {
             return m.group(1).replaceAll("\\s+", " ").toUpperCase(java.util.Locale.ROOT) + " " + m.group(2) + " ...";
         }
-        return sql.regionMatches(true, 0, "LOAD DATA", 0, 9) ? "LOAD DATA ..." : "a statement";
+        return sql.regionMatches(true, start, "LOAD DATA", 0, 9) ? "LOAD DATA ..." : "a statement";
     }
+
+    /** A statement's kind and its first table, for {@link #abbreviate}. */
+    private static final java.util.regex.Pattern STATEMENT_KIND = java.util.regex.Pattern.compile(
+            "(INSERT\\s+(?:IGNORE\\s+)?INTO|REPLACE\\s+INTO|UPDATE|DELETE\\s+FROM"
+                    + "|ALTER\\s+(?:(?:ONLINE|IGNORE)\\s+)*TABLE(?:\\s+IF\\s+EXISTS)?|RENAME\\s+TABLES?"
+                    + "|DROP\\s+TABLES?(?:\\s+IF\\s+EXISTS)?|CREATE\\s+OR\\s+REPLACE\\s+TABLE"
+                    + "|DROP\\s+(?:DATABASE|SCHEMA)(?:\\s+IF\\s+EXISTS)?)\\s+([`\\w.]+)",
+            java.util.regex.Pattern.CASE_INSENSITIVE);
 
     /** Records that the engine refused to go on: its position is gone, or its lease was lost (message and remedy). */
     public void engineFailed(String explanation) {

@@ -90,11 +90,12 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
             }
             return;
         }
-        if (change.kind() == UnreadableChange.Kind.SCHEMA_CHANGE && !captured.concernsCaptured(change.detail())) {
+        if (change.kind() == UnreadableChange.Kind.SCHEMA_CHANGE
+                && !captured.concernsCaptured(change.detail(), change.database())) {
             return;
         }
         counters.get(change.kind()).increment();
-        if (heartbeatsOn) {
+        if (heartbeatsOn && heartbeats.stillHeld()) {
             heartbeats.heldBecause().ifPresent(why -> stop("heartbeat rows are held back: " + why,
                     "Set binlog_format=ROW globally (SET GLOBAL binlog_format='ROW' and in the server's configuration)"
                             + " and start the connector again."));
@@ -121,7 +122,10 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
         throw new IllegalStateException(explanation);
     }
 
-    /** Whether the captured server compresses binlog events; true if that cannot be read either. */
+    /**
+     * Whether the captured server compresses binlog events. Stops if that cannot be read: going on might start one
+     * epoch after another.
+     */
     private boolean compressesEvents() {
         try (Connection connection = DatabaseCheck.connect(capturedServer);
                 Statement statement = connection.createStatement();
@@ -129,7 +133,11 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
             String value = rs.next() ? rs.getString(2) : "OFF"; // MySQL has no such setting
             return "ON".equalsIgnoreCase(value) || "1".equals(value);
         } catch (SQLException | RuntimeException e) {
-            return true; // stopping is safe; going on might start one epoch after another
+            stop("log_bin_compress could not be read on " + capturedServer.getHost() + ":" + capturedServer.getPort()
+                    + " (" + e.getMessage() + "), and a heartbeat row written while the server compresses events would"
+                    + " start one epoch after another.", "Start the connector again once the server answers: it reads"
+                    + " the event again.");
+            return true;
         }
     }
 }

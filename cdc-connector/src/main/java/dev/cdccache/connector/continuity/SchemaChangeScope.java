@@ -7,34 +7,66 @@ import java.util.stream.Collectors;
 
 /**
  * Decides whether a schema change the binlog holds concerns the captured tables: whether it names one of them (or,
- * for {@code DROP DATABASE}, one of their databases) as a word, with or without backquotes and a database in front.
- * Deliberately broad: a column that shares a captured table's name makes a statement concern it too, which costs the
- * clients one drop of their caches, while a missed one would leave them serving rows a swapped-in table replaced.
+ * for {@code DROP DATABASE}, one of their databases) as a word, with or without backquotes. A name qualified with a
+ * database counts when that database and table are captured; an unqualified one when the statement's default
+ * database (its session's {@code USE}) and the table are, or when the default database is unknown. Deliberately
+ * broad otherwise: a column of a captured table's database that shares a captured table's name makes a statement
+ * concern it too, which costs the clients one drop of their caches, while a missed one would leave them serving rows
+ * a swapped-in table replaced.
  */
 public final class SchemaChangeScope {
 
+    private final java.util.Set<String> captured;
     private final Pattern tables;
     private final Pattern databases;
 
     /** @param captured the tables whose rows clients cache (not the heartbeat table) */
     public SchemaChangeScope(Collection<CapturedTable> captured) {
-        this.tables = anyWord(captured.stream().map(CapturedTable::table).collect(Collectors.toSet()));
+        this.captured = captured.stream().map(t -> key(t.database(), t.table())).collect(Collectors.toSet());
+        String names = captured.stream().map(CapturedTable::table).distinct().map(Pattern::quote)
+                .collect(Collectors.joining("|"));
+        // an optional database in front, then the table, neither part of a longer identifier
+        this.tables = Pattern.compile("(?<![\\w$])(?:`?([\\w$]+)`?\\s*\\.\\s*)?`?(" + (names.isEmpty() ? "(?!)" : names)
+                + ")`?(?![\\w$])", Pattern.CASE_INSENSITIVE);
         this.databases = anyWord(captured.stream().map(CapturedTable::database).collect(Collectors.toSet()));
+    }
+
+    private static String key(String database, String table) {
+        return database.toLowerCase(java.util.Locale.ROOT) + "." + table.toLowerCase(java.util.Locale.ROOT);
     }
 
     private static Pattern anyWord(Collection<String> names) {
         String alternatives = names.stream().map(Pattern::quote).collect(Collectors.joining("|"));
-        // a name is a word of its own: not part of a longer identifier, backquoted or not
         return Pattern.compile("(?<![\\w$])(?:" + (alternatives.isEmpty() ? "(?!)" : alternatives) + ")(?![\\w$])",
                 Pattern.CASE_INSENSITIVE);
     }
 
-    /** Whether {@code sql} is a schema change that may rewrite the rows of a captured table. */
+    /** Whether {@code sql} is a schema change that may rewrite the rows of a captured table (no default database). */
     public boolean concernsCaptured(String sql) {
+        return concernsCaptured(sql, "");
+    }
+
+    /**
+     * Whether {@code sql} is a schema change that may rewrite the rows of a captured table.
+     *
+     * @param defaultDatabase the statement's default database, empty when unknown
+     */
+    public boolean concernsCaptured(String sql, String defaultDatabase) {
         return switch (UnreadableChangeClassifier.schemaChangeOf(sql)) {
             case NONE -> false;
-            case TABLES -> tables.matcher(sql).find();
+            case TABLES -> namesCapturedTable(sql, defaultDatabase);
             case DATABASE -> databases.matcher(sql).find();
         };
+    }
+
+    private boolean namesCapturedTable(String sql, String defaultDatabase) {
+        java.util.regex.Matcher m = tables.matcher(sql);
+        while (m.find()) {
+            String database = m.group(1) != null ? m.group(1) : defaultDatabase;
+            if (database.isEmpty() || captured.contains(key(database, m.group(2)))) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -247,6 +247,20 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         return "an incident event";
     }
 
+    /** The default database of a query event's statement, empty when it has none. */
+    private static String databaseOf(Object event) {
+        if (event instanceof Event binlogEvent) {
+            Object data = binlogEvent.getData();
+            if (data instanceof EventDeserializer.EventDataWrapper wrapper) {
+                data = wrapper.getInternal();
+            }
+            if (data instanceof QueryEventData query && query.getDatabase() != null) {
+                return query.getDatabase();
+            }
+        }
+        return "";
+    }
+
     /** The statement of a query event as Debezium handles it (trimmed), or {@code null} for anything else. */
     private static String statementOf(Object event) {
         if (event instanceof Event binlogEvent) {
@@ -396,7 +410,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                         } else if (sql != null && UnreadableChangeClassifier.schemaChangeOf(sql)
                                 != UnreadableChangeClassifier.SchemaChange.NONE) {
                             // whether it names a captured table is the detectors' to decide
-                            notice(new UnreadableChange(UnreadableChange.Kind.SCHEMA_CHANGE, sql));
+                            notice(new UnreadableChange(UnreadableChange.Kind.SCHEMA_CHANGE, sql, databaseOf(param)));
                         }
                     }
                 } else if (DEBEZIUM_FILTERED_TEMPLATE.equals(format)) {

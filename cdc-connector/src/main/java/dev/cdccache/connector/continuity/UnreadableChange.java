@@ -10,12 +10,19 @@ import java.util.Objects;
  * @param kind what the binlog holds
  * @param detail the statement's SQL ({@link Kind#STATEMENT}, {@link Kind#XA_COMMIT}, {@link Kind#SCHEMA_CHANGE}) or what the event may have
  *     changed ({@link Kind#UNREADABLE_EVENT}); may hold row values, so only ever logged abbreviated
+ * @param database the statement's default database (its session's {@code USE}), empty when unknown or none
  */
-public record UnreadableChange(Kind kind, String detail) {
+public record UnreadableChange(Kind kind, String detail, String database) {
 
     public UnreadableChange {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(detail, "detail");
+        Objects.requireNonNull(database, "database");
+    }
+
+    /** A change without a default database: {@code database} is empty. */
+    public UnreadableChange(Kind kind, String detail) {
+        this(kind, detail, "");
     }
 
     /** The forms. */

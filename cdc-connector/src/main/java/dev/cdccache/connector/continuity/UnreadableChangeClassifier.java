@@ -82,19 +82,21 @@ final class UnreadableChangeClassifier {
         i = skipSpaceAndComments(sql, afterSetStatement(sql, i));
         if (word(sql, i, "ALTER")) {
             i = nextWord(sql, i + 5);
-            for (String modifier : new String[] {"ONLINE", "IGNORE"}) {
-                if (word(sql, i, modifier)) {
-                    i = nextWord(sql, i + modifier.length());
+            for (int m = 0; m < 2; m++) { // ONLINE and IGNORE, in either order
+                for (String modifier : new String[] {"ONLINE", "IGNORE"}) {
+                    if (word(sql, i, modifier)) {
+                        i = nextWord(sql, i + modifier.length());
+                    }
                 }
             }
-            return word(sql, i, "TABLE") ? SchemaChange.TABLES : SchemaChange.NONE;
+            return tableOrTables(sql, i) ? SchemaChange.TABLES : SchemaChange.NONE;
         }
         if (word(sql, i, "RENAME")) {
-            return word(sql, nextWord(sql, i + 6), "TABLE") ? SchemaChange.TABLES : SchemaChange.NONE;
+            return tableOrTables(sql, nextWord(sql, i + 6)) ? SchemaChange.TABLES : SchemaChange.NONE;
         }
         if (word(sql, i, "DROP")) {
             i = nextWord(sql, i + 4);
-            if (word(sql, i, "TABLE")) {
+            if (tableOrTables(sql, i)) {
                 return SchemaChange.TABLES;
             }
             return word(sql, i, "DATABASE") || word(sql, i, "SCHEMA") ? SchemaChange.DATABASE : SchemaChange.NONE;
@@ -109,6 +111,16 @@ final class UnreadableChangeClassifier {
             }
         }
         return SchemaChange.NONE;
+    }
+
+    /** Where {@code sql}'s statement starts: past white space, comments and a {@code SET STATEMENT ... FOR} prefix. */
+    static int statementStart(String sql) {
+        return skipSpaceAndComments(sql, afterSetStatement(sql, skipSpaceAndComments(sql, 0)));
+    }
+
+    /** {@code TABLE} or {@code TABLES} (both servers take {@code RENAME TABLES}, {@code DROP TABLES}). */
+    private static boolean tableOrTables(String sql, int i) {
+        return word(sql, i, "TABLE") || word(sql, i, "TABLES");
     }
 
     /** Whether the word {@code word} (any case) stands at {@code i}, not as the start of a longer one. */
@@ -172,7 +184,11 @@ final class UnreadableChangeClassifier {
         for (i += 9; i < n; i++) {
             char c = sql.charAt(i);
             if (quote != 0) {
-                quote = c == quote ? 0 : quote;
+                if (c == '\\') {
+                    i++; // an escaped character, the quote included
+                } else if (c == quote) {
+                    quote = 0;
+                }
             } else if (c == '\'' || c == '"' || c == '`') {
                 quote = c;
             } else if (sql.regionMatches(true, i, "FOR", 0, 3) && !isWordChar(sql, i - 1) && !isWordChar(sql, i + 3)) {

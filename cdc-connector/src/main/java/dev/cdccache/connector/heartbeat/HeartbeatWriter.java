@@ -146,12 +146,13 @@ public final class HeartbeatWriter implements SmartLifecycle {
             return;
         }
         try {
-            String format = globalVariable("binlog_format");
+            String format = freshSessionFormat();
             if ("ROW".equalsIgnoreCase(format)) {
                 return; // the new session writes rows
             }
-            held = "binlog_format is " + format + " on " + database.getHost() + ":" + database.getPort() + ", so"
-                    + " heartbeat rows reach the binlog as SQL statements, which Debezium does not publish.";
+            held = "binlog_format is " + format + " for new sessions on " + database.getHost() + ":"
+                    + database.getPort() + ", so heartbeat rows reach the binlog as SQL statements, which Debezium does"
+                    + " not publish.";
             log.error("Heartbeat rows are no longer written: {} Clients cannot prove their caches fresh until they are"
                     + " written again, once binlog_format is ROW; checked every {}.", held, interval);
         } catch (SQLException | RuntimeException e) {
@@ -172,13 +173,42 @@ public final class HeartbeatWriter implements SmartLifecycle {
         return Optional.ofNullable(held);
     }
 
-    /** The value of a global variable of the server, empty if it has none (MySQL has no {@code log_bin_compress}). */
-    private String globalVariable(String name) throws SQLException {
+    /**
+     * The binlog format of a new session of the writer's: the global one, or what {@code init_connect} or a proxy
+     * makes of it. The writer keeps that session.
+     */
+    private String freshSessionFormat() throws SQLException {
+        closeConnection();
         connectIfNeeded();
-        try (Statement s = connection.createStatement();
-                ResultSet rs = s.executeQuery("SHOW GLOBAL VARIABLES LIKE '" + name + "'")) { // a name of ours
-            return rs.next() ? rs.getString(2) : "";
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SELECT @@SESSION.binlog_format")) {
+            return rs.next() ? rs.getString(1) : "";
         }
+    }
+
+    /**
+     * Whether heartbeat rows are still held back: reads the binlog format of a new session now rather than at the
+     * next interval, and releases the hold if it is ROW.
+     */
+    public synchronized boolean stillHeld() {
+        releaseIfRows();
+        return held != null;
+    }
+
+    /** Releases the hold once a new session writes rows; keeps it if that cannot be read. */
+    private void releaseIfRows() {
+        if (held == null) {
+            return;
+        }
+        try {
+            if (!"ROW".equalsIgnoreCase(freshSessionFormat())) {
+                return;
+            }
+        } catch (SQLException | RuntimeException e) {
+            closeConnection();
+            return; // still held; read again at the next interval
+        }
+        held = null;
+        log.info("Heartbeat rows are written again: binlog_format is ROW");
     }
 
     private void connectIfNeeded() throws SQLException {
@@ -194,18 +224,9 @@ public final class HeartbeatWriter implements SmartLifecycle {
         if (currentEpoch == null) {
             return; // the start-up check has not decided the epoch yet; it writes the first row itself
         }
+        releaseIfRows();
         if (held != null) {
-            try {
-                if (!"ROW".equalsIgnoreCase(globalVariable("binlog_format"))) {
-                    return;
-                }
-            } catch (SQLException | RuntimeException e) {
-                closeConnection();
-                return; // still held; the next interval reads it again
-            }
-            held = null;
-            closeConnection(); // a session keeps the format it opened with
-            log.info("Heartbeat rows are written again: binlog_format is ROW");
+            return;
         }
         try {
             upsert(currentEpoch);

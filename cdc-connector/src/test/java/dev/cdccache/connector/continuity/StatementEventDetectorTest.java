@@ -295,8 +295,17 @@ class StatementEventDetectorTest {
                 "rename table `shop`.`coupon_gho` to `shop`.`coupon`", "ALTER TABLE shop.coupon MODIFY name VARCHAR(10)",
                 "/* gh-ost */ ALTER ONLINE IGNORE TABLE `coupon_lot` ADD COLUMN x INT", "DROP TABLE IF EXISTS coupon",
                 "CREATE OR REPLACE TABLE coupon_lot (id INT PRIMARY KEY)", "DROP DATABASE shop", "drop schema `shop`",
-                "SET STATEMENT lock_wait_timeout=5 FOR ALTER TABLE coupon ENGINE=InnoDB"))
+                "SET STATEMENT lock_wait_timeout=5 FOR ALTER TABLE coupon ENGINE=InnoDB",
+                "RENAME TABLES coupon TO coupon_old, coupon_new TO coupon", "DROP TABLES coupon, coupon_lot",
+                "ALTER IGNORE ONLINE TABLE coupon ADD COLUMN x INT",
+                "SET STATEMENT note='it\\'s FOR x' FOR DROP TABLE coupon"))
                 .allSatisfy(sql -> assertThat(scope.concernsCaptured(sql)).as(sql).isTrue());
+        // the database a name is qualified with, or else the statement's default database, decides
+        assertThat(scope.concernsCaptured("ALTER TABLE tenant7.coupon ADD y INT", "shop")).isFalse();
+        assertThat(scope.concernsCaptured("ALTER TABLE coupon ADD y INT", "tenant7")).isFalse();
+        assertThat(scope.concernsCaptured("RENAME TABLE `tenant7`.`coupon` TO `shop`.`coupon`", "other")).isTrue();
+        assertThat(scope.concernsCaptured("ALTER TABLE coupon ADD y INT", "shop")).isTrue();
+        assertThat(scope.concernsCaptured("ALTER TABLE coupon ADD y INT", "")).as("no default database").isTrue();
         assertThat(List.of("ALTER TABLE coupon_archive ADD COLUMN x INT", "RENAME TABLE orders TO orders_old",
                 "DROP TEMPORARY TABLE IF EXISTS coupon", "CREATE TABLE coupon_copy LIKE coupon",
                 "DROP DATABASE shop_archive", "ALTER DATABASE shop CHARACTER SET utf8mb4", "OPTIMIZE TABLE coupon",
@@ -323,6 +332,12 @@ class StatementEventDetectorTest {
                 "RENAME TABLE coupon TO coupon_old, coupon_new TO coupon"));
         assertThat(ContinuityState.abbreviate("RENAME TABLE coupon TO coupon_old, coupon_new TO coupon"))
                 .isEqualTo("RENAME TABLE coupon ...");
+        assertThat(ContinuityState.abbreviate("rename /* gh-ost */ tables `shop`.`coupon` to `shop`.`_coupon_del`"))
+                .as("a comment inside is not skipped, but one in front is").isEqualTo("a statement");
+        assertThat(ContinuityState.abbreviate("/* gh-ost */ ALTER TABLE IF EXISTS coupon ADD x INT"))
+                .isEqualTo("ALTER TABLE IF EXISTS coupon ...");
+        assertThat(ContinuityState.abbreviate("SET STATEMENT max_statement_time=5 FOR DROP TABLES coupon"))
+                .isEqualTo("DROP TABLES coupon ...");
     }
 
     @Test

@@ -249,28 +249,24 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
 
     /** The default database of a query event's statement, empty when it has none. */
     private static String databaseOf(Object event) {
-        if (event instanceof Event binlogEvent) {
-            Object data = binlogEvent.getData();
-            if (data instanceof EventDeserializer.EventDataWrapper wrapper) {
-                data = wrapper.getInternal();
-            }
-            if (data instanceof QueryEventData query && query.getDatabase() != null) {
-                return query.getDatabase();
-            }
-        }
-        return "";
+        QueryEventData query = queryOf(event);
+        return query != null && query.getDatabase() != null ? query.getDatabase() : "";
     }
 
     /** The statement of a query event as Debezium handles it (trimmed), or {@code null} for anything else. */
     private static String statementOf(Object event) {
+        QueryEventData query = queryOf(event);
+        return query != null && query.getSql() != null ? query.getSql().trim() : null;
+    }
+
+    /** A query event's data, unwrapped from the deserializer's wrapper; {@code null} for anything else. */
+    private static QueryEventData queryOf(Object event) {
         if (event instanceof Event binlogEvent) {
             Object data = binlogEvent.getData();
             if (data instanceof EventDeserializer.EventDataWrapper wrapper) {
                 data = wrapper.getInternal();
             }
-            if (data instanceof QueryEventData query && query.getSql() != null) {
-                return query.getSql().trim();
-            }
+            return data instanceof QueryEventData query ? query : null;
         }
         return null;
     }

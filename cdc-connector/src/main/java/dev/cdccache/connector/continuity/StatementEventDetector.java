@@ -12,6 +12,7 @@ import com.github.shyiko.mysql.binlog.event.Event;
 import com.github.shyiko.mysql.binlog.event.EventHeaderV4;
 import com.github.shyiko.mysql.binlog.event.EventType;
 import com.github.shyiko.mysql.binlog.event.QueryEventData;
+import com.github.shyiko.mysql.binlog.event.XAPrepareEventData;
 import com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -97,6 +98,21 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
      */
     static final String DEBEZIUM_IGNORED_TEMPLATE = "Ignoring event due to missing handler: {}";
 
+    /** The logger of Debezium's MariaDB streaming source. */
+    static final String MARIADB_LOGGER = "io.debezium.connector.mariadb.MariaDbStreamingChangeEventSource";
+
+    /**
+     * The DEBUG line with which Debezium's MariaDB source handles a GTID event, which starts every transaction (an
+     * XA transaction's prepared part too: MariaDB writes its {@code XA START} into that event).
+     */
+    static final String MARIADB_GTID_TEMPLATE = "MariaDB GTID transaction: {}";
+
+    /** The DEBUG line with which Debezium maps the number of a table it captures, before that table's row events. */
+    static final String DEBEZIUM_TABLE_MAP_TEMPLATE = "Received update table metadata event: {}";
+
+    /** The DEBUG line with which Debezium handles an {@code XA PREPARE} event, with the event as its argument. */
+    static final String DEBEZIUM_XA_PREPARE_TEMPLATE = "XA Prepare event: {}";
+
     /**
      * The template of the ERROR line with which Debezium reports an incident event of the binlog (the server could
      * not log some changes, such as {@code LOST_EVENTS}) and reads on, with the event as its argument.
@@ -108,6 +124,9 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
      * Debezium's own warning or filter line for the same statement follows, and must not renew the epoch twice.
      */
     private static final ThreadLocal<String> NOTICED = new ThreadLocal<>();
+
+    /** The prepared XA transactions the binlog reader on this thread has read (see {@link PreparedXaTransactions}). */
+    private static final ThreadLocal<PreparedXaTransactions> XA = ThreadLocal.withInitial(PreparedXaTransactions::new);
 
     /** Where the last format description event Debezium skipped on this thread ended (see {@link Passage}). */
     private static final ThreadLocal<Long> FORMAT_DESCRIPTION_END = new ThreadLocal<>();
@@ -388,6 +407,11 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                 }
                 return FilterReply.NEUTRAL;
             }
+            if (level == Level.DEBUG && MARIADB_GTID_TEMPLATE.equals(format)
+                    && MARIADB_LOGGER.equals(logger.getName())) {
+                XA.get().started(); // a transaction starts; an XA one's prepared part with it
+                return FilterReply.NEUTRAL;
+            }
             if (level == Level.DEBUG && DEBEZIUM_LOGGER.equals(logger.getName())) {
                 // asked before the level check, so at any level; what the detector's action throws reaches Debezium
                 Object param = params != null && params.length > 0 ? params[0] : null;
@@ -402,11 +426,27 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                         NOTICED.remove();
                         if (sql != null && UnreadableChangeClassifier.isXaCommitOfPrepared(sql)) {
                             // Debezium skips every XA statement: it published the rows at XA PREPARE already
-                            notice(new UnreadableChange(UnreadableChange.Kind.XA_COMMIT, sql));
+                            if (XA.get().commitConcernsCapturedRows(sql)) {
+                                notice(new UnreadableChange(UnreadableChange.Kind.XA_COMMIT, sql));
+                            }
+                        } else if (sql != null && UnreadableChangeClassifier.isXaStart(sql)) {
+                            XA.get().started();
                         } else if (sql != null && UnreadableChangeClassifier.schemaChangeOf(sql)
                                 != UnreadableChangeClassifier.SchemaChange.NONE) {
                             // whether it names a captured table is the detectors' to decide
                             notice(new UnreadableChange(UnreadableChange.Kind.SCHEMA_CHANGE, sql, databaseOf(param)));
+                        }
+                    }
+                } else if (DEBEZIUM_TABLE_MAP_TEMPLATE.equals(format)) {
+                    XA.get().capturedTableMapped(); // a captured table's row event follows
+                } else if (DEBEZIUM_XA_PREPARE_TEMPLATE.equals(format)) {
+                    if (param instanceof Event event) {
+                        Object data = event.getData();
+                        if (data instanceof EventDeserializer.EventDataWrapper wrapper) {
+                            data = wrapper.getInternal();
+                        }
+                        if (data instanceof XAPrepareEventData prepare) {
+                            XA.get().prepared(prepare);
                         }
                     }
                 } else if (DEBEZIUM_FILTERED_TEMPLATE.equals(format)) {

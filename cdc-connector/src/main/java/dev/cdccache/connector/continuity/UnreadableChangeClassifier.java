@@ -133,6 +133,16 @@ final class UnreadableChangeClassifier {
         return skipSpaceAndComments(sql, i);
     }
 
+    /** Whether {@code sql} starts an XA transaction ({@code XA START} or {@code XA BEGIN}). */
+    static boolean isXaStart(String sql) {
+        int i = skipSpaceAndComments(sql, 0);
+        if (!word(sql, i, "XA")) {
+            return false;
+        }
+        i = nextWord(sql, i + 2);
+        return word(sql, i, "START") || word(sql, i, "BEGIN");
+    }
+
     /** Whether {@link #describeIgnoredEvent} names a statement ({@code LOAD DATA}) rather than an unreadable event. */
     static boolean isStatement(EventType type) {
         return type == EventType.EXECUTE_LOAD_QUERY || type == EventType.EXEC_LOAD || type == EventType.NEW_LOAD

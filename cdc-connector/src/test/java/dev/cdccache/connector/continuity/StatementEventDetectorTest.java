@@ -42,7 +42,14 @@ class StatementEventDetectorTest {
             String constants = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             assertThat(constants).contains(StatementEventDetector.DEBEZIUM_TEMPLATE,
                     StatementEventDetector.DEBEZIUM_FILTERED_TEMPLATE, StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE,
-                    StatementEventDetector.DEBEZIUM_IGNORED_TEMPLATE, StatementEventDetector.DEBEZIUM_INCIDENT_TEMPLATE);
+                    StatementEventDetector.DEBEZIUM_IGNORED_TEMPLATE, StatementEventDetector.DEBEZIUM_INCIDENT_TEMPLATE,
+                    StatementEventDetector.DEBEZIUM_TABLE_MAP_TEMPLATE, StatementEventDetector.DEBEZIUM_XA_PREPARE_TEMPLATE);
+        }
+        try (InputStream in = getClass().getClassLoader()
+                .getResourceAsStream("io/debezium/connector/mariadb/MariaDbStreamingChangeEventSource.class")) {
+            assertThat(in).isNotNull();
+            assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+                    .contains(StatementEventDetector.MARIADB_GTID_TEMPLATE);
         }
     }
 
@@ -279,6 +286,7 @@ class StatementEventDetectorTest {
             debezium.setLevel(null);
         }
         assertThat(seen).extracting(UnreadableChange::kind).containsOnly(UnreadableChange.Kind.XA_COMMIT);
+        // neither commit's transaction was read prepared: both count
         assertThat(seen).extracting(UnreadableChange::detail).containsExactly("XA COMMIT X'7831',X'',1",
                 "xa commit 'x3'");
         assertThat(List.of("XA COMMIT 'x' ONE PHASE", "XA COMMIT 'x' one  phase;", "XA COMMITTED", "XA PREPARE 'x'",
@@ -359,6 +367,57 @@ class StatementEventDetectorTest {
         state.renewFor(seen.get(0), Clock.systemUTC());
         assertThat(state.current().orElseThrow().verdict()).isEqualTo(Continuity.Verdict.SERVER_INCIDENT);
         assertThat(state.current().orElseThrow().action()).contains("max_binlog_cache_size");
+    }
+
+    @Test
+    void theCommitOfAnXaTransactionWithoutCapturedRowsIsNotHandedOn() {
+        List<UnreadableChange> seen = new ArrayList<>();
+        ch.qos.logback.classic.Logger debezium = context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER);
+        debezium.setLevel(Level.INFO);
+        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        try {
+            // as the binlog holds them: other-app (no captured table mapped), then order (a captured table mapped)
+            for (String xid : List.of("other-app", "order")) {
+                if (xid.equals("order")) { // MySQL logs XA START as a query; MariaDB writes it into the GTID event
+                    debezium.debug(StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE,
+                            queryEvent("XA START X'" + hex(xid) + "',X'',1", false));
+                } else {
+                    context().getLogger(StatementEventDetector.MARIADB_LOGGER)
+                            .debug(StatementEventDetector.MARIADB_GTID_TEMPLATE, "0-1-5");
+                }
+                if (xid.equals("order")) {
+                    debezium.debug(StatementEventDetector.DEBEZIUM_TABLE_MAP_TEMPLATE, "table map of shop.coupon");
+                }
+                debezium.debug(StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE,
+                        queryEvent("XA END X'" + hex(xid) + "',X'',1", false));
+                debezium.debug(StatementEventDetector.DEBEZIUM_XA_PREPARE_TEMPLATE, xaPrepareEvent(xid));
+            }
+            for (String xid : List.of("other-app", "order", "before-start")) {
+                debezium.debug(StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE,
+                        queryEvent("XA COMMIT X'" + hex(xid) + "',X'',1", false));
+            }
+        } finally {
+            detector.uninstall();
+            debezium.setLevel(null);
+        }
+        assertThat(seen).extracting(UnreadableChange::detail).containsExactly("XA COMMIT X'" + hex("order") + "',X'',1",
+                "XA COMMIT X'" + hex("before-start") + "',X'',1");
+    }
+
+    private static String hex(String xid) {
+        return java.util.HexFormat.of().withUpperCase().formatHex(xid.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static Event xaPrepareEvent(String gtrid) {
+        com.github.shyiko.mysql.binlog.event.XAPrepareEventData data =
+                new com.github.shyiko.mysql.binlog.event.XAPrepareEventData();
+        data.setFormatID(1);
+        data.setGtridLength(gtrid.length());
+        data.setBqualLength(0);
+        data.setData(gtrid.getBytes(StandardCharsets.UTF_8));
+        EventHeaderV4 header = new EventHeaderV4();
+        header.setEventType(EventType.XA_PREPARE);
+        return new Event(header, data);
     }
 
     @Test

@@ -77,10 +77,10 @@ public final class ContinuityState {
      *
      * @return the new epoch; null (and nothing renewed) before the start-up check decided one
      */
-    public synchronized String renewForStatement(String sql, Clock clock) {
-        return renew(Continuity.Verdict.STATEMENT_IN_BINLOG, abbreviate(sql), epochs -> "A row change reached the binlog as an SQL"
-                + " statement, not as rows (" + abbreviate(sql) + "): the connector cannot read which rows it changed. "
-                + epochs,
+    public String renewForStatement(String sql, Clock clock) {
+        String form = abbreviate(sql);
+        return renew(Continuity.Verdict.STATEMENT_IN_BINLOG, form, epochs -> "A row change reached the binlog as an SQL"
+                + " statement, not as rows (" + form + "): the connector cannot read which rows it changed. " + epochs,
                 "Set binlog_format=ROW globally (SET GLOBAL binlog_format='ROW' and in the server's configuration) and"
                         + " find the writer that runs with STATEMENT or MIXED: sessions opened before a global change keep"
                         + " the old format, and a user with BINLOG ADMIN or SUPER can change it per session. Until then"
@@ -95,7 +95,7 @@ public final class ContinuityState {
      * @param what what the event may have changed, from {@link StatementEventDetector}
      * @return the new epoch; null (and nothing renewed) before the start-up check decided one
      */
-    public synchronized String renewForUnreadableEvent(String what, Clock clock) {
+    public String renewForUnreadableEvent(String what, Clock clock) {
         return renew(Continuity.Verdict.UNREADABLE_EVENT_IN_BINLOG, what, epochs -> "The binlog held " + what + ", which the"
                 + " connector cannot read: the rows it changed are unknown. " + epochs,
                 "If the server compressed it (MariaDB's log_bin_compress was ON when it was written; the connector"
@@ -126,7 +126,7 @@ public final class ContinuityState {
      *
      * @return the new epoch; null (and nothing renewed) before the start-up check decided one
      */
-    public synchronized String renewForIncident(String incident, Clock clock) {
+    private String renewForIncident(String incident, Clock clock) {
         return renew(Continuity.Verdict.SERVER_INCIDENT, "", epochs -> "The binlog held an incident event (" + incident
                 + "): the server could not log some changes, which no client will hear of. " + epochs,
                 "Look in the database server's error log for why it could not write to the binlog (a full disk, a"
@@ -140,9 +140,10 @@ public final class ContinuityState {
      *
      * @return the new epoch; null (and nothing renewed) before the start-up check decided one
      */
-    public synchronized String renewForSchemaChange(String sql, Clock clock) {
-        return renew(Continuity.Verdict.SCHEMA_CHANGE_OF_CAPTURED_TABLE, abbreviate(sql), epochs -> "A schema change"
-                + " named a captured table (" + abbreviate(sql) + "): it may have replaced or rewritten the table's rows"
+    private String renewForSchemaChange(String sql, Clock clock) {
+        String form = abbreviate(sql);
+        return renew(Continuity.Verdict.SCHEMA_CHANGE_OF_CAPTURED_TABLE, form, epochs -> "A schema change"
+                + " named a captured table (" + form + "): it may have replaced or rewritten the table's rows"
                 + " (a table swapped in by RENAME TABLE, a dropped table, a converted column) without row events. "
                 + epochs,
                 "Nothing is wrong: a schema change of a captured table drops the clients' caches of the captured tables"
@@ -156,7 +157,7 @@ public final class ContinuityState {
      *
      * @return the new epoch; null (and nothing renewed) before the start-up check decided one
      */
-    public synchronized String renewForXaCommit(Clock clock) {
+    private String renewForXaCommit(Clock clock) {
         return renew(Continuity.Verdict.XA_COMMIT_AFTER_PREPARE, "", epochs -> "A prepared XA transaction was committed."
                 + " Its rows reached the binlog, and were published, at XA PREPARE, while readers still saw the old rows;"
                 + " a client may have cached those since, and the commit carries no rows to evict them by. " + epochs,

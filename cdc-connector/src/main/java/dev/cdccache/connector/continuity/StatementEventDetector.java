@@ -394,15 +394,12 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                         FORMAT_DESCRIPTION_END.set(event.getHeader() instanceof EventHeaderV4 h ? h.getNextPosition() : -1L);
                         return FilterReply.NEUTRAL;
                     }
-                    String what = UnreadableChangeClassifier.describeIgnoredEvent(type);
+                    UnreadableChange change = UnreadableChangeClassifier.ignoredEvent(type);
                     Long formatEnd = FORMAT_DESCRIPTION_END.get();
-                    if (what != null && type == EventType.UNKNOWN && formatEnd != null && formatEnd > 0
-                            && event.getHeader() instanceof EventHeaderV4 h && h.getPosition() == formatEnd) {
-                        what = null; // MariaDB's start encryption event (encrypt_binlog=ON)
-                    }
-                    if (what != null) {
-                        notice(new UnreadableChange(UnreadableChangeClassifier.isStatement(type)
-                                ? UnreadableChange.Kind.STATEMENT : UnreadableChange.Kind.UNREADABLE_EVENT, what));
+                    boolean startsEncryption = type == EventType.UNKNOWN && formatEnd != null && formatEnd > 0
+                            && event.getHeader() instanceof EventHeaderV4 h && h.getPosition() == formatEnd;
+                    if (change != null && !startsEncryption) { // not MariaDB's start encryption event
+                        notice(change);
                     }
                 }
                 return FilterReply.NEUTRAL;

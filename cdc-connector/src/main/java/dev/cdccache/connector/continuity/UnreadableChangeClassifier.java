@@ -16,22 +16,27 @@ final class UnreadableChangeClassifier {
     }
 
     /**
-     * What an event of {@code type}, which Debezium ignores for lack of a handler, may have changed, or {@code null}
-     * if an event of that type changes no rows. A type the binlog reader does not know arrives as {@code UNKNOWN}
+     * What an event of {@code type}, which Debezium ignores for lack of a handler, may have changed (a statement for
+     * {@code LOAD DATA}, an unreadable event otherwise), or {@code null} if an event of that type changes no rows. A type the binlog reader does not know arrives as {@code UNKNOWN}
      * (or without one): MariaDB writes compressed query and row events with {@code log_bin_compress=ON}, and the
      * reader decodes neither, so such an event may be a row change or a schema change.
      */
-    static String describeIgnoredEvent(EventType type) {
+    static UnreadableChange ignoredEvent(EventType type) {
         if (type == null || type == EventType.UNKNOWN) {
-            return "an event of a type the binlog reader cannot decode (a compressed one: MariaDB writes compressed row"
-                    + " and query events while log_bin_compress=ON; or a type newer than the reader)";
+            return unreadable("an event of a type the binlog reader cannot decode (a compressed one: MariaDB writes"
+                    + " compressed row and query events while log_bin_compress=ON; or a type newer than the reader)");
         }
         return switch (type) {
-            case EXECUTE_LOAD_QUERY, EXEC_LOAD, NEW_LOAD, LOAD -> "LOAD DATA logged as a statement";
-            case PRE_GA_WRITE_ROWS, PRE_GA_UPDATE_ROWS, PRE_GA_DELETE_ROWS -> "rows in a pre-5.1 event format";
-            case PARTIAL_UPDATE_ROWS_EVENT -> "partial JSON updates (binlog_row_value_options=PARTIAL_JSON)";
+            case EXECUTE_LOAD_QUERY, EXEC_LOAD, NEW_LOAD, LOAD ->
+                    new UnreadableChange(UnreadableChange.Kind.STATEMENT, "LOAD DATA logged as a statement");
+            case PRE_GA_WRITE_ROWS, PRE_GA_UPDATE_ROWS, PRE_GA_DELETE_ROWS -> unreadable("rows in a pre-5.1 event format");
+            case PARTIAL_UPDATE_ROWS_EVENT -> unreadable("partial JSON updates (binlog_row_value_options=PARTIAL_JSON)");
             default -> null;
         };
+    }
+
+    private static UnreadableChange unreadable(String what) {
+        return new UnreadableChange(UnreadableChange.Kind.UNREADABLE_EVENT, what);
     }
 
     /**
@@ -141,12 +146,6 @@ final class UnreadableChangeClassifier {
         }
         i = nextWord(sql, i + 2);
         return word(sql, i, "START") || word(sql, i, "BEGIN");
-    }
-
-    /** Whether {@link #describeIgnoredEvent} names a statement ({@code LOAD DATA}) rather than an unreadable event. */
-    static boolean isStatement(EventType type) {
-        return type == EventType.EXECUTE_LOAD_QUERY || type == EventType.EXEC_LOAD || type == EventType.NEW_LOAD
-                || type == EventType.LOAD;
     }
 
     /**

@@ -104,7 +104,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
      */
     public synchronized void writeOrFail() {
         if (held != null) {
-            // no row could be published; ChangeEventEngine's caller fails instead (see ConnectorConfiguration)
+            // no row could be published: fail the event handler instead (EpochRenewal stops before this)
             throw new IllegalStateException("Could not write the heartbeat row with the new epoch: heartbeat rows are"
                     + " held back (" + held + ") Stopping, so that a restart reads the binlog from before its reason.");
         }
@@ -141,7 +141,6 @@ public final class HeartbeatWriter implements SmartLifecycle {
      * the next row that arrives as a statement tries again.
      */
     public synchronized void heardAsStatement() {
-        closeConnection();
         if (held != null) {
             return;
         }

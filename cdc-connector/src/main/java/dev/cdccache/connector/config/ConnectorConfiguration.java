@@ -191,8 +191,11 @@ class ConnectorConfiguration {
                 ConnectorProperties properties, DebeziumSettings settings, MeterRegistry registry) {
             boolean heartbeats = !properties.getHeartbeat().getInterval().isZero()
                     && !properties.getHeartbeat().getInterval().isNegative();
+            String storedOffsets = properties.getOffsets().getStore() == ConnectorProperties.OffsetStore.KAFKA
+                    ? "the topic " + settings.offsetsTopic() + ": kafka-topics.sh --delete --topic " + settings.offsetsTopic()
+                    : "the file " + properties.getOffsets().getFile();
             return StatementEventDetector.install(new EpochRenewal(continuityState, heartbeatWriter, heartbeats,
-                    new SchemaChangeScope(settings.dataTables()), properties.getDatabase(), registry));
+                    new SchemaChangeScope(settings.dataTables()), properties.getDatabase(), storedOffsets, registry));
         }
 
         @Bean

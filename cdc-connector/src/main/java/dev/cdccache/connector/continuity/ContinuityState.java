@@ -99,10 +99,7 @@ public final class ContinuityState {
         return renew(Continuity.Verdict.UNREADABLE_EVENT_IN_BINLOG, what, epochs -> "The binlog held " + what + ", which the"
                 + " connector cannot read: the rows it changed are unknown. " + epochs,
                 "If the server compressed it (MariaDB's log_bin_compress was ON when it was written; the connector"
-                        + " refuses to start, and stops, while it is ON), keep log_bin_compress=OFF. If it was a"
-                        + " compressed schema change of a captured table, the connector's view of that table is out of"
-                        + " date as well: stop it, delete its stored offsets and start it again (docs/connector.md,"
-                        + " \"Continuity and epochs\").", clock);
+                        + " refuses to start, and stops, while it is ON), keep log_bin_compress=OFF.", clock);
     }
 
     /**
@@ -114,7 +111,8 @@ public final class ContinuityState {
     public String renewFor(UnreadableChange change, Clock clock) {
         return switch (change.kind()) {
             case STATEMENT -> renewForStatement(change.detail(), clock);
-            case UNREADABLE_EVENT -> renewForUnreadableEvent(change.detail(), clock);
+            // a query event stops the engine before it gets here (EpochRenewal); renewed all the same if one does
+            case UNREADABLE_EVENT, UNREADABLE_QUERY_EVENT -> renewForUnreadableEvent(change.detail(), clock);
             case XA_COMMIT -> renewForXaCommit(clock);
             case SCHEMA_CHANGE -> renewForSchemaChange(change.detail(), clock);
             case INCIDENT -> renewForIncident(change.detail(), clock);

@@ -41,20 +41,25 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
     private final boolean heartbeatsOn;
     private final SchemaChangeScope captured;
     private final ConnectorProperties.Database capturedServer;
+    private final String storedOffsets;
     private final Pattern ownHeartbeat;
     private final Map<UnreadableChange.Kind, Counter> counters = new EnumMap<>(UnreadableChange.Kind.class);
 
     /**
      * @param heartbeatsOn whether heartbeat rows are written at all (a heartbeat interval above 0)
      * @param capturedServer the server whose binlog is read (a replica, where one is captured)
+     * @param storedOffsets where the engine stores its binlog position, as an operator would delete it (for the
+     *     remedy when the engine stops at an event that may be a schema change)
      */
     public EpochRenewal(ContinuityState state, HeartbeatWriter heartbeats, boolean heartbeatsOn,
-            SchemaChangeScope captured, ConnectorProperties.Database capturedServer, MeterRegistry registry) {
+            SchemaChangeScope captured, ConnectorProperties.Database capturedServer, String storedOffsets,
+            MeterRegistry registry) {
         this.state = state;
         this.heartbeats = heartbeats;
         this.heartbeatsOn = heartbeatsOn;
         this.captured = captured;
         this.capturedServer = capturedServer;
+        this.storedOffsets = storedOffsets;
         HeartbeatRow row = heartbeats.row();
         // the writer's upsert as the binlog holds it when logged as a statement: its values inlined, the id first
         this.ownHeartbeat = Pattern.compile("^\\s*INSERT\\s+INTO\\s+`?" + Pattern.quote(row.table().database())
@@ -63,6 +68,7 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
                 "Row changes the binlog held as SQL statements (a writer not in binlog_format=ROW)");
         count(registry, UnreadableChange.Kind.UNREADABLE_EVENT, "cdc.connector.binlog.unreadable.events",
                 "Events the binlog held that may have changed rows but that the connector cannot read (compressed)");
+        counters.put(UnreadableChange.Kind.UNREADABLE_QUERY_EVENT, counters.get(UnreadableChange.Kind.UNREADABLE_EVENT));
         count(registry, UnreadableChange.Kind.XA_COMMIT, "cdc.connector.binlog.xa.commits",
                 "Commits of prepared XA transactions, whose rows were published at XA PREPARE");
         count(registry, UnreadableChange.Kind.SCHEMA_CHANGE, "cdc.connector.binlog.schema.changes",
@@ -99,6 +105,18 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
             heartbeats.heldBecause().ifPresent(why -> stop("heartbeat rows are held back: " + why,
                     "Set binlog_format=ROW globally (SET GLOBAL binlog_format='ROW' and in the server's configuration)"
                             + " and start the connector again."));
+        }
+        if (change.kind() == UnreadableChange.Kind.UNREADABLE_QUERY_EVENT) {
+            // a schema change, perhaps: Debezium would go on reading the table's rows with its old columns, so values
+            // (keys among them) would land in the wrong fields, and no epoch sets that right
+            stop("the binlog held " + change.detail() + ". It may be a schema change of a captured table, after which"
+                    + " the connector would read that table's rows with the columns it had before.",
+                    (compressesEvents() ? "As an administrator run SET GLOBAL log_bin_compress = OFF; and set"
+                            + " log_bin_compress=OFF under [mariadb] in the server's configuration file. Then " : "")
+                            + "Delete the connector's stored offsets (" + storedOffsets + "; leave the schema history"
+                            + " alone) and start it again: it starts at the current binlog"
+                            + " position with the tables' current columns, under a new epoch, so every client drops its"
+                            + " cached entries of the captured tables (docs/connector.md, \"Continuity and epochs\").");
         }
         if (change.kind() == UnreadableChange.Kind.UNREADABLE_EVENT && compressesEvents()) {
             // the heartbeat row would be compressed too: one more unreadable event, one more epoch, without end

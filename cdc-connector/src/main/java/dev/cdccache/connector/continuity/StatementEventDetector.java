@@ -57,7 +57,10 @@ import org.slf4j.Marker;
  * <p>Some row changes reach the binlog as events Debezium has no handler for: {@code LOAD DATA} logged as a statement,
  * and every row or query event MariaDB compresses while {@code log_bin_compress=ON} (the binlog reader cannot decode
  * them). Debezium skips such an event with a TRACE line that carries it; the passage reads that line too, at any
- * level, and hands what the event may have changed to the detectors ({@link UnreadableChangeClassifier}).
+ * level, and hands what the event may have changed to the detectors ({@link UnreadableChangeClassifier}). A
+ * compressed row event and a compressed query event (a schema change, perhaps) look alike; where the event stands
+ * tells them apart ({@link TableMapWindow}), read from Debezium's lines for table maps (its TRACE line for tables it
+ * does not capture), GTID events and query events.
  *
  * <p>From the query line it also hands on two more query events after which clients may hold rows no row event will
  * evict: the commit of a prepared XA transaction (Debezium published its rows at {@code XA PREPARE}, before readers
@@ -110,6 +113,12 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     /** The DEBUG line with which Debezium maps the number of a table it captures, before that table's row events. */
     static final String DEBEZIUM_TABLE_MAP_TEMPLATE = "Received update table metadata event: {}";
 
+    /**
+     * The TRACE line with which Debezium passes over an event of a table it does not capture, with the event's type
+     * and the table as its arguments: for a table map event among them, row events of that table follow.
+     */
+    static final String DEBEZIUM_FILTERED_EVENT_TEMPLATE = "Filtered {} event for {}";
+
     /** The DEBUG line with which Debezium handles an {@code XA PREPARE} event, with the event as its argument. */
     static final String DEBEZIUM_XA_PREPARE_TEMPLATE = "XA Prepare event: {}";
 
@@ -127,6 +136,9 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
 
     /** The prepared XA transactions the binlog reader on this thread has read (see {@link PreparedXaTransactions}). */
     private static final ThreadLocal<PreparedXaTransactions> XA = ThreadLocal.withInitial(PreparedXaTransactions::new);
+
+    /** Whether the binlog reader on this thread is where row events can come (see {@link TableMapWindow}). */
+    private static final ThreadLocal<TableMapWindow> ROWS = ThreadLocal.withInitial(TableMapWindow::new);
 
     /** Where the last format description event Debezium skipped on this thread ended (see {@link Passage}). */
     private static final ThreadLocal<Long> FORMAT_DESCRIPTION_END = new ThreadLocal<>();
@@ -394,7 +406,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                         FORMAT_DESCRIPTION_END.set(event.getHeader() instanceof EventHeaderV4 h ? h.getNextPosition() : -1L);
                         return FilterReply.NEUTRAL;
                     }
-                    UnreadableChange change = UnreadableChangeClassifier.ignoredEvent(type);
+                    UnreadableChange change = UnreadableChangeClassifier.ignoredEvent(type, ROWS.get().isOpen());
                     Long formatEnd = FORMAT_DESCRIPTION_END.get();
                     boolean startsEncryption = type == EventType.UNKNOWN && formatEnd != null && formatEnd > 0
                             && event.getHeader() instanceof EventHeaderV4 h && h.getPosition() == formatEnd;
@@ -404,9 +416,17 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                 }
                 return FilterReply.NEUTRAL;
             }
+            if (level == Level.TRACE && DEBEZIUM_FILTERED_EVENT_TEMPLATE.equals(format)
+                    && DEBEZIUM_LOGGER.equals(logger.getName())) {
+                if (params != null && params.length > 0 && params[0] == EventType.TABLE_MAP) {
+                    ROWS.get().open(); // rows of a table not captured follow
+                }
+                return FilterReply.NEUTRAL;
+            }
             if (level == Level.DEBUG && MARIADB_GTID_TEMPLATE.equals(format)
                     && MARIADB_LOGGER.equals(logger.getName())) {
                 XA.get().started(); // a transaction starts; an XA one's prepared part with it
+                ROWS.get().close();
                 return FilterReply.NEUTRAL;
             }
             if (level == Level.DEBUG && DEBEZIUM_LOGGER.equals(logger.getName())) {
@@ -415,6 +435,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                 if (DEBEZIUM_QUERY_TEMPLATE.equals(format)) {
                     // every query event, before Debezium's own checks, which miss a row change that starts with a
                     // comment or a lower-case SET STATEMENT
+                    ROWS.get().close();
                     String sql = statementOf(param);
                     if (sql != null && UnreadableChangeClassifier.isRowChangeStatement(sql)) {
                         NOTICED.set(sql);
@@ -436,6 +457,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                     }
                 } else if (DEBEZIUM_TABLE_MAP_TEMPLATE.equals(format)) {
                     XA.get().capturedTableMapped(); // a captured table's row event follows
+                    ROWS.get().open();
                 } else if (DEBEZIUM_XA_PREPARE_TEMPLATE.equals(format)) {
                     if (param instanceof Event event) {
                         Object data = event.getData();

@@ -9,7 +9,7 @@ import java.util.Objects;
  *
  * @param kind what the binlog holds
  * @param detail the statement's SQL ({@link Kind#STATEMENT}, {@link Kind#XA_COMMIT}, {@link Kind#SCHEMA_CHANGE}) or what the event may have
- *     changed ({@link Kind#UNREADABLE_EVENT}); may hold row values, so only ever logged abbreviated
+ *     changed ({@link Kind#UNREADABLE_EVENT}, {@link Kind#UNREADABLE_QUERY_EVENT}); may hold row values, so only ever logged abbreviated
  * @param database the statement's default database (its session's {@code USE}), empty when unknown or none
  */
 public record UnreadableChange(Kind kind, String detail, String database) {
@@ -29,8 +29,14 @@ public record UnreadableChange(Kind kind, String detail, String database) {
     public enum Kind {
         /** A row change logged as an SQL statement ({@code LOAD DATA} included): which rows it changed is unknown. */
         STATEMENT,
-        /** An event that may have changed rows and that the binlog reader cannot decode (a compressed one). */
+        /** An event among a table's row events that the binlog reader cannot decode (a compressed row event). */
         UNREADABLE_EVENT,
+        /**
+         * An event outside a table's row events that the binlog reader cannot decode (a compressed query event). It
+         * may be a schema change of a captured table: Debezium's view of the table's columns would then be out of
+         * date, and a new epoch would not set that right.
+         */
+        UNREADABLE_QUERY_EVENT,
         /**
          * The commit of a prepared XA transaction. Its rows reached the binlog, and the clients, at {@code XA PREPARE},
          * while readers still saw the old rows, which a client may have loaded and cached since; the commit itself

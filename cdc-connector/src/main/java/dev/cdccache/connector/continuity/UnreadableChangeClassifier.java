@@ -17,14 +17,24 @@ final class UnreadableChangeClassifier {
 
     /**
      * What an event of {@code type}, which Debezium ignores for lack of a handler, may have changed (a statement for
-     * {@code LOAD DATA}, an unreadable event otherwise), or {@code null} if an event of that type changes no rows. A type the binlog reader does not know arrives as {@code UNKNOWN}
-     * (or without one): MariaDB writes compressed query and row events with {@code log_bin_compress=ON}, and the
-     * reader decodes neither, so such an event may be a row change or a schema change.
+     * {@code LOAD DATA}, an unreadable event otherwise), or {@code null} if an event of that type changes no rows. A
+     * type the binlog reader does not know arrives as {@code UNKNOWN} (or without one): MariaDB writes compressed query
+     * and row events with {@code log_bin_compress=ON}, and the reader decodes neither. Where the event stands tells
+     * them apart: a row event follows the table map events of its statement ({@link TableMapWindow}), so one outside
+     * that stretch is a query event, which may be a schema change.
+     *
+     * @param afterTableMap whether the event came after a table map of its event group, with no query event between
      */
-    static UnreadableChange ignoredEvent(EventType type) {
+    static UnreadableChange ignoredEvent(EventType type, boolean afterTableMap) {
         if (type == null || type == EventType.UNKNOWN) {
-            return unreadable("an event of a type the binlog reader cannot decode (a compressed one: MariaDB writes"
-                    + " compressed row and query events while log_bin_compress=ON; or a type newer than the reader)");
+            return afterTableMap
+                    ? unreadable("an event of a type the binlog reader cannot decode among a table's row events (a"
+                            + " compressed row event: MariaDB writes them while log_bin_compress=ON; or a type newer"
+                            + " than the reader)")
+                    : new UnreadableChange(UnreadableChange.Kind.UNREADABLE_QUERY_EVENT, "an event of a type the binlog"
+                            + " reader cannot decode outside a table's row events (a compressed query event, which"
+                            + " MariaDB writes while log_bin_compress=ON: a schema change or a statement; or a type"
+                            + " newer than the reader)");
         }
         return switch (type) {
             case EXECUTE_LOAD_QUERY, EXEC_LOAD, NEW_LOAD, LOAD ->

@@ -43,7 +43,8 @@ class StatementEventDetectorTest {
             assertThat(constants).contains(StatementEventDetector.DEBEZIUM_TEMPLATE,
                     StatementEventDetector.DEBEZIUM_FILTERED_TEMPLATE, StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE,
                     StatementEventDetector.DEBEZIUM_IGNORED_TEMPLATE, StatementEventDetector.DEBEZIUM_INCIDENT_TEMPLATE,
-                    StatementEventDetector.DEBEZIUM_TABLE_MAP_TEMPLATE, StatementEventDetector.DEBEZIUM_XA_PREPARE_TEMPLATE);
+                    StatementEventDetector.DEBEZIUM_TABLE_MAP_TEMPLATE, StatementEventDetector.DEBEZIUM_XA_PREPARE_TEMPLATE,
+                    StatementEventDetector.DEBEZIUM_FILTERED_EVENT_TEMPLATE);
         }
         try (InputStream in = getClass().getClassLoader()
                 .getResourceAsStream("io/debezium/connector/mariadb/MariaDbStreamingChangeEventSource.class")) {
@@ -249,6 +250,9 @@ class StatementEventDetectorTest {
         debezium.setLevel(Level.INFO);
         StatementEventDetector detector = StatementEventDetector.install(seen::add);
         try {
+            // an event group starts (another test on this thread may have left a table map open)
+            context().getLogger(StatementEventDetector.MARIADB_LOGGER).debug(StatementEventDetector.MARIADB_GTID_TEMPLATE,
+                    "0-1-9");
             // a compressed MariaDB event arrives as UNKNOWN; LOAD DATA as a statement as EXECUTE_LOAD_QUERY
             for (EventType type : List.of(EventType.UNKNOWN, EventType.EXECUTE_LOAD_QUERY, EventType.BEGIN_LOAD_QUERY,
                     EventType.FORMAT_DESCRIPTION, EventType.INTVAR, EventType.USER_VAR, EventType.PREVIOUS_GTIDS,
@@ -262,11 +266,53 @@ class StatementEventDetectorTest {
             detector.uninstall();
             debezium.setLevel(null);
         }
-        assertThat(seen).extracting(UnreadableChange::kind).containsExactly(UnreadableChange.Kind.UNREADABLE_EVENT,
+        // the undecodable one came after no table map: a query event, perhaps a schema change
+        assertThat(seen).extracting(UnreadableChange::kind).containsExactly(UnreadableChange.Kind.UNREADABLE_QUERY_EVENT,
                 UnreadableChange.Kind.STATEMENT, UnreadableChange.Kind.UNREADABLE_EVENT);
         assertThat(seen.get(0).detail()).contains("log_bin_compress=ON");
         assertThat(seen.get(1).detail()).isEqualTo("LOAD DATA logged as a statement");
         assertThat(seen.get(2).detail()).contains("PARTIAL_JSON");
+    }
+
+    @Test
+    void anUndecodableEventIsARowEventOnlyAfterATableMapOfItsEventGroup() {
+        List<UnreadableChange> seen = new ArrayList<>();
+        ch.qos.logback.classic.Logger debezium = context().getLogger(StatementEventDetector.DEBEZIUM_LOGGER);
+        ch.qos.logback.classic.Logger mariaDb = context().getLogger(StatementEventDetector.MARIADB_LOGGER);
+        debezium.setLevel(Level.INFO);
+        StatementEventDetector detector = StatementEventDetector.install(seen::add);
+        try {
+            // as the binlog holds them: a compressed update of a captured table, then of a table not captured (whose
+            // table map Debezium passes over with a TRACE line), then a compressed ALTER in an event group of its own
+            mariaDb.debug(StatementEventDetector.MARIADB_GTID_TEMPLATE, "0-1-1");
+            debezium.debug(StatementEventDetector.DEBEZIUM_TABLE_MAP_TEMPLATE, "table map of shop.coupon");
+            debezium.trace(StatementEventDetector.DEBEZIUM_IGNORED_TEMPLATE, unknownEvent());
+            debezium.trace(StatementEventDetector.DEBEZIUM_IGNORED_TEMPLATE, unknownEvent());
+            mariaDb.debug(StatementEventDetector.MARIADB_GTID_TEMPLATE, "0-1-2");
+            debezium.trace(StatementEventDetector.DEBEZIUM_FILTERED_EVENT_TEMPLATE, EventType.TABLE_MAP, "shop.audit");
+            debezium.trace(StatementEventDetector.DEBEZIUM_IGNORED_TEMPLATE, unknownEvent());
+            mariaDb.debug(StatementEventDetector.MARIADB_GTID_TEMPLATE, "0-1-3");
+            debezium.trace(StatementEventDetector.DEBEZIUM_IGNORED_TEMPLATE, unknownEvent());
+            // a statement after rows in one group (MIXED): what follows it is no row event until the next table map
+            mariaDb.debug(StatementEventDetector.MARIADB_GTID_TEMPLATE, "0-1-4");
+            debezium.debug(StatementEventDetector.DEBEZIUM_TABLE_MAP_TEMPLATE, "table map of shop.coupon");
+            debezium.trace(StatementEventDetector.DEBEZIUM_FILTERED_EVENT_TEMPLATE, EventType.WRITE_ROWS, "shop.audit");
+            debezium.debug(StatementEventDetector.DEBEZIUM_QUERY_TEMPLATE, queryEvent("SAVEPOINT `a`", false));
+            debezium.trace(StatementEventDetector.DEBEZIUM_IGNORED_TEMPLATE, unknownEvent());
+        } finally {
+            detector.uninstall();
+            debezium.setLevel(null);
+        }
+        assertThat(seen).extracting(UnreadableChange::kind).containsExactly(UnreadableChange.Kind.UNREADABLE_EVENT,
+                UnreadableChange.Kind.UNREADABLE_EVENT, UnreadableChange.Kind.UNREADABLE_EVENT,
+                UnreadableChange.Kind.UNREADABLE_QUERY_EVENT, UnreadableChange.Kind.UNREADABLE_QUERY_EVENT);
+        assertThat(seen.get(3).detail()).contains("a schema change");
+    }
+
+    private static Event unknownEvent() {
+        EventHeaderV4 header = new EventHeaderV4();
+        header.setEventType(EventType.UNKNOWN);
+        return new Event(header, null);
     }
 
     @Test

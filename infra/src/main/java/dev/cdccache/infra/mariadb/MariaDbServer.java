@@ -73,7 +73,7 @@ public final class MariaDbServer implements AutoCloseable {
         }
         String mariadbd = SystemPackages.requireMariaDb();
         try {
-            Files.createDirectories(baseDir);
+            Files.createDirectories(baseDir.resolve("tmp"));
             Path dataDir = baseDir.resolve("data");
             if (!Files.exists(dataDir.resolve("mysql"))) {
                 initialiseDataDirectory(dataDir);
@@ -343,6 +343,8 @@ public final class MariaDbServer implements AutoCloseable {
                 .append("bind-address=127.0.0.1\n")
                 .append("socket=").append(baseDir.resolve("mariadbd.sock")).append('\n')
                 .append("pid-file=").append(baseDir.resolve("mariadbd.pid")).append('\n')
+                // temporary tables of its own: not in /tmp, where another server's or a cleaner's deletions meet them
+                .append("tmpdir=").append(baseDir.resolve("tmp")).append('\n')
                 .append("init-file=").append(baseDir.resolve("init.sql")).append('\n')
                 .append("skip-name-resolve\n")
                 .append("character-set-server=utf8mb4\n")

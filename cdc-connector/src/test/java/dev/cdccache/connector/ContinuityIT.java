@@ -459,6 +459,19 @@ class ContinuityIT {
         assertThat(continuityHealth().path("details").path("verdict").asString())
                 .isEqualTo("SCHEMA_CHANGE_OF_CAPTURED_TABLE");
         assertThat(output.getOut()).contains("Continuity gap: A schema change named a captured table (RENAME TABLE item ...)");
+
+        // a restart with the offsets stored past the change resumes the renewed epoch: the clients dropped their
+        // caches for the change once, not once more at every start
+        String renewed = epochOf(NAME);
+        insertPublished();
+        connector.close(); // stores the position it reached
+        connector = null;
+        startConnector(NAME);
+        JsonNode restarted = continuityHealth().path("details");
+        assertThat(restarted.path("verdict").asString()).isEqualTo("RESUMED");
+        assertThat(restarted.path("epoch").asString()).isEqualTo(renewed);
+        assertThat(restarted.path("message").asString()).contains("renewed while streaming");
+        assertThat(epochOf(NAME)).isEqualTo(renewed);
     }
 
     @Test

@@ -186,17 +186,18 @@ public final class ContinuityCheck {
                     + " (heartbeats disabled: no epoch is published).", "", clock.instant()), false);
         }
         if (own.isPresent() && !own.get().epoch().isEmpty()
-                && (origin.isEmpty() || origin.get().epoch().equals(own.get().epoch()))) {
+                && (origin.isEmpty() || EpochLineage.continues(origin.get().epoch(), own.get().epoch()))) {
+            String renewed = origin.isEmpty() || origin.get().epoch().equals(own.get().epoch()) ? ""
+                    : " (renewed while streaming since the offsets were written under " + origin.get().epoch() + ")";
             return new Decision(new Continuity(own.get().epoch(), Verdict.RESUMED, "Resuming at the stored binlog position "
-                    + position + " on the server with " + server + "; epoch " + own.get().epoch() + " kept.", "",
-                    clock.instant()), false);
+                    + position + " on the server with " + server + "; epoch " + own.get().epoch() + renewed + " kept.",
+                    "", clock.instant()), false);
         }
         String why = own.isEmpty() || own.get().epoch().isEmpty()
                 ? "the heartbeat row of '" + name + "' (with its epoch) is gone"
                 : "the heartbeat row of '" + name + "' carries epoch " + own.get().epoch() + ", not the epoch "
-                        + origin.get().epoch() + " the stored offsets were written under (another process wrote it, or this"
-                        + " connector renewed the epoch while streaming, for a statement, an XA commit, a schema change,"
-                        + " an incident or an unreadable event in the binlog)";
+                        + origin.get().epoch() + " the stored offsets were written under, nor a renewal of it while"
+                        + " streaming: another process wrote it";
         return new Decision(new Continuity(newEpoch.get(), Verdict.EPOCH_UNKNOWN, "Resuming at the stored binlog position "
                 + position + ", but " + why + "; starting a new epoch to be safe: clients drop their cached entries"
                 + " of the captured tables once.", "", clock.instant()), false);

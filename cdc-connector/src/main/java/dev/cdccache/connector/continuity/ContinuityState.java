@@ -2,7 +2,6 @@ package dev.cdccache.connector.continuity;
 
 import java.time.Clock;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -172,7 +171,7 @@ public final class ContinuityState {
         if (c == null) {
             return null;
         }
-        String epoch = UUID.randomUUID().toString();
+        String epoch = EpochLineage.renewalOf(c.epoch()); // the next start resumes it (EpochLineage)
         Continuity renewed = new Continuity(epoch, verdict, message.apply("A new epoch " + epoch + " replaced "
                 + c.epoch() + ": every client drops its cached entries of the captured tables."), action, clock.instant());
         current.set(renewed);

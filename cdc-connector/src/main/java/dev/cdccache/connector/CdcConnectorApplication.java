@@ -1,6 +1,7 @@
 package dev.cdccache.connector;
 
 import dev.cdccache.connector.check.ConnectorCheckCommand;
+import dev.cdccache.connector.continuity.StoppedAtEvent;
 import dev.cdccache.connector.engine.EngineFailedEvent;
 import dev.cdccache.connector.export.ConnectConfigExporter;
 import java.util.Map;
@@ -41,7 +42,9 @@ public class CdcConnectorApplication {
         }
         application.addListeners((ApplicationListener<EngineFailedEvent>) event -> {
             // Not on the engine's thread: System.exit runs the shutdown hook, which waits for that thread.
-            Thread exit = new Thread(() -> System.exit(3), "cdc-connector-exit");
+            // 4: stopped at an event it cannot pass until an operator acts; a restart as it is stops there again
+            int code = StoppedAtEvent.isCauseOf(event.cause()) ? 4 : 3;
+            Thread exit = new Thread(() -> System.exit(code), "cdc-connector-exit");
             exit.start();
         });
         ConfigurableApplicationContext context;

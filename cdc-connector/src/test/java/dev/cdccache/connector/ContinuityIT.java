@@ -9,6 +9,7 @@ import dev.cdccache.connector.testing.ChangeTopicRecorder;
 import dev.cdccache.connector.testing.ChangeTopicRecorder.Change;
 import dev.cdccache.connector.testing.InProcessConnector;
 import dev.cdccache.infra.LocalStack;
+import dev.cdccache.infra.connector.ConnectorProcess;
 import dev.cdccache.infra.junit.LocalStackExtension;
 import dev.cdccache.infra.mariadb.MariaDbServer;
 import java.net.URI;
@@ -499,6 +500,17 @@ class ContinuityIT {
         awaitHeartbeatWithEpoch(NAME, epochOf(NAME));
         assertThat(continuityHealth().path("details").path("verdict").asString()).isEqualTo("SERVER_INCIDENT");
         assertThat(output.getOut()).contains("Continuity gap: The binlog held an incident event");
+
+        // the server sends the file's incident event again to a reader that resumes in it by GTID: covered already
+        String renewed = epochOf(NAME);
+        insertPublished();
+        connector.close();
+        connector = null;
+        startConnector(NAME);
+        insertPublished(); // read past where the incident was sent again
+        assertThat(continuityHealth().path("details").path("verdict").asString()).isEqualTo("RESUMED");
+        assertThat(epochOf(NAME)).isEqualTo(renewed);
+        assertThat(output.getOut()).contains("was read again");
     }
 
     @Test
@@ -555,28 +567,41 @@ class ContinuityIT {
         connector = null;
         // while the connector is down, the server compresses events for a while, and a column is added before the
         // others: read with the columns it had before, the table's rows would put values (the key among them) in
-        // the wrong fields. Tests after this one do not write item, which keeps the new column.
+        // the wrong fields. Item keeps the new column: tests after this one name the columns they insert.
         try {
             db.execute(null, "SET GLOBAL log_bin_compress_min_len = 10", "SET GLOBAL log_bin_compress = ON");
+            // first a compressed query event that changes no captured table: read back from the server, not a stop
+            db.execute(DB, "CREATE TABLE compressed_elsewhere (id BIGINT PRIMARY KEY)");
             db.execute(DB, "ALTER TABLE item ADD COLUMN note VARCHAR(64) NOT NULL DEFAULT 'none' FIRST");
         } finally {
             db.execute(null, "SET GLOBAL log_bin_compress = OFF");
         }
 
-        // the compressed event is not among a table's rows: it may be such a change, which no new epoch sets right
+        // the compressed event is not among a table's rows: read back, it is such a change, which no epoch sets right
         startConnector(NAME);
         await("stopped at the compressed query event").atMost(WAIT).until(() -> continuityHealth().path("details")
-                .path("error").asString().contains("may be a schema change"));
+                .path("error").asString().contains("a compressed schema change of a captured table (ALTER TABLE item ...)"));
         JsonNode health = continuityHealth();
         assertThat(health.path("status").asString()).isEqualTo("DOWN");
         assertThat(health.path("details").path("error").asString()).contains("Delete the connector's stored offsets",
                 "kafka-topics.sh --delete --topic " + NAME + ".offsets").doesNotContain("log_bin_compress = OFF");
-        // stopped, not renewed
+        // the other statement renewed the epoch; this one stops
         assertThat(output.getOut()).contains("Stopped at an event that may have changed rows, because the binlog held"
-                + " an event of a type the binlog reader cannot decode outside a table's row events")
-                .doesNotContain("Continuity gap: The binlog held an event of a type the binlog reader cannot decode");
+                + " a compressed schema change of a captured table (ALTER TABLE item ...), which Debezium did not read")
+                .contains("Continuity gap: The binlog held a compressed statement that changes no captured table's"
+                        + " schema (a statement)");
         connector.close();
         connector = null;
+
+        // the runnable connector stops there again, with the exit code that tells a supervisor not to restart it
+        ConnectorProcess again = ConnectorProcess.builder(ExecJar.path(), stack).name(NAME).topicPrefix(PREFIX)
+                .tables(List.of(DB + ".item")).property("cdc.connector.database.port", Integer.toString(db.port()))
+                .property("cdc.connector.database.user", db.connectorUser())
+                .env("CDC_CONNECTOR_DATABASE_PASSWORD", db.connectorPassword())
+                .logFile(Path.of("target", "continuity-compressed-schema-change.log")).build().launch();
+        assertThat(again.awaitExit(WAIT)).as("exit code").isEqualTo(4);
+        assertThat(java.nio.file.Files.readString(again.logFile()))
+                .contains("because the binlog held a compressed schema change of a captured table");
 
         // the remedy it names: without offsets it starts at the current position, with the table's current columns
         try (Admin admin = stack.kafka().admin()) {
@@ -652,7 +677,7 @@ class ContinuityIT {
 
     private static long insert() {
         long id = nextId++;
-        db.execute(DB, "INSERT INTO item VALUES (" + id + ", 'row " + id + "')");
+        db.execute(DB, "INSERT INTO item (id, name) VALUES (" + id + ", 'row " + id + "')");
         return id;
     }
 

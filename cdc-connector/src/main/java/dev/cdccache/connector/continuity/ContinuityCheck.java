@@ -120,6 +120,7 @@ public final class ContinuityCheck {
                 write(beatConnection, row.get(), continuity.epoch());
             }
             state.set(continuity);
+            state.coverIncidentsBefore(incidentsCoveredBefore(connection, continuity, stored));
             report(continuity);
             return continuity;
         } catch (SQLException e) {
@@ -130,6 +131,27 @@ public final class ContinuityCheck {
                             + properties.heartbeatDatabase().getUser() + "' (" + properties.heartbeatDatabaseSettings()
                             + ".user) may SELECT, INSERT and UPDATE it.", e);
         }
+    }
+
+    /**
+     * Before where the binlog's incident events are covered by the epoch decided: a resumed epoch was published up to
+     * the stored position; a new one is younger than every event the binlog holds now. Null when unknown.
+     */
+    private static BinlogPosition incidentsCoveredBefore(Connection connection, Continuity continuity,
+            StoredOffsets.Stored stored) {
+        if (continuity.verdict() == Verdict.RESUMED) {
+            Map<String, Object> offset = stored.offset().orElse(Map.of());
+            return offset.get("file") == null ? null
+                    : new BinlogPosition(offset.get("file").toString(), asLong(offset.get("pos")));
+        }
+        for (String query : List.of("SHOW MASTER STATUS", "SHOW BINARY LOG STATUS")) { // MySQL 8.4 knows only the second
+            try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(query)) {
+                return rs.next() ? new BinlogPosition(rs.getString(1), rs.getLong(2)) : null;
+            } catch (SQLException e) {
+                // the other form, else unknown: every incident read renews the epoch
+            }
+        }
+        return null;
     }
 
     private Decision withStoredOffsets(Connection connection, Map<String, Object> stored, Optional<OffsetsOrigin> origin,
@@ -232,9 +254,11 @@ public final class ContinuityCheck {
                     + " (its heartbeat row was last written at " + own.get().ts() + ") but no stored binlog position"
                     + " was found in " + where + ": its offsets were lost. Starting at the current binlog position"
                     + " under a new epoch " + epoch + ": every client drops its cached entries of the captured tables.",
-                    "Find out why the offsets disappeared (topic deleted or compacted away, another offsets file,"
-                            + " cdc.connector.name changed, or cdc.connector.topic-prefix changed: the stored position"
-                            + " is keyed by the prefix): a connector must keep its offsets to resume without a gap.",
+                    "Nothing, if you deleted them on purpose (the remedy after the connector stopped at a compressed"
+                            + " schema change or at events without full row images). Otherwise find out why the offsets"
+                            + " disappeared (topic deleted or compacted away, another offsets file, cdc.connector.name"
+                            + " changed, or cdc.connector.topic-prefix changed: the stored position is keyed by the"
+                            + " prefix): a connector must keep its offsets to resume without a gap.",
                     clock.instant());
         }
         Set<String> mine = new HashSet<>(HeartbeatTable.tablesOf(row.map(HeartbeatRow::tablesColumn).orElse("")));

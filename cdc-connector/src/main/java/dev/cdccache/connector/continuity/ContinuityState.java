@@ -18,6 +18,8 @@ public final class ContinuityState {
 
     private final AtomicReference<Continuity> current = new AtomicReference<>();
     private final AtomicReference<String> engineFailure = new AtomicReference<>();
+    /** Every incident event starting before this place is covered by the epoch in force (null: none known). */
+    private final AtomicReference<BinlogPosition> incidentsCovered = new AtomicReference<>();
     private final Consumer<Continuity> onNewEpoch;
 
     /**
@@ -55,6 +57,24 @@ public final class ContinuityState {
         if (started) {
             onNewEpoch.accept(continuity);
         }
+    }
+
+    /**
+     * Records, at start-up, up to where the binlog's incident events are covered by the epoch decided: the stored
+     * position a resumed epoch was published up to, or the binlog's end when a new epoch was decided. A server that
+     * resumes a reader by GTID sends the incident events of the file it resumes in again; those are not renewed for.
+     *
+     * @param before every incident event starting before this place is covered; null when unknown (every incident
+     *     event read renews the epoch)
+     */
+    public void coverIncidentsBefore(BinlogPosition before) {
+        incidentsCovered.set(before);
+    }
+
+    /** Whether an incident event starting at {@code at} is covered by the epoch in force (read before, or older). */
+    public boolean coversIncident(BinlogPosition at) {
+        BinlogPosition covered = incidentsCovered.get();
+        return at != null && covered != null && at.isBefore(covered);
     }
 
     /** The verdict of the last start-up check, empty before the first. */
@@ -114,7 +134,13 @@ public final class ContinuityState {
             case UNREADABLE_EVENT, UNREADABLE_QUERY_EVENT -> renewForUnreadableEvent(change.detail(), clock);
             case XA_COMMIT -> renewForXaCommit(clock);
             case SCHEMA_CHANGE -> renewForSchemaChange(change.detail(), clock);
-            case INCIDENT -> renewForIncident(change.detail(), clock);
+            case INCIDENT -> {
+                String epoch = renewForIncident(change.detail(), clock);
+                if (epoch != null && change.at() != null) { // sent again on a reconnect: covered by this epoch
+                    incidentsCovered.accumulateAndGet(change.at().next(), (now, past) -> now == null ? past : now.laterOf(past));
+                }
+                yield epoch;
+            }
         };
     }
 

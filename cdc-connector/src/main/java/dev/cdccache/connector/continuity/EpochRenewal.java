@@ -87,7 +87,8 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
     }
 
     @Override
-    public void accept(UnreadableChange change) {
+    public void accept(UnreadableChange noticed) {
+        UnreadableChange change = noticed;
         if (change.kind() == UnreadableChange.Kind.STATEMENT && ownHeartbeat.matcher(change.detail()).find()) {
             // a heartbeat row logged as a statement changes no cached row; from this connector's own writer, every
             // further one would be too, until it reconnects in ROW format
@@ -100,6 +101,14 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
                 && !captured.concernsCaptured(change.detail(), change.database())) {
             return;
         }
+        if (change.kind() == UnreadableChange.Kind.UNREADABLE_QUERY_EVENT) {
+            change = asTheServerShowsIt(change);
+        }
+        if (change.kind() == UnreadableChange.Kind.INCIDENT && state.coversIncident(change.at())) {
+            LOG.info("An incident event at {} was read again (the server sends a binlog file's incident events"
+                    + " again when a reader resumes in it by GTID); the epoch in force covers it", change.at());
+            return;
+        }
         counters.get(change.kind()).increment();
         if (heartbeatsOn && heartbeats.stillHeld()) {
             heartbeats.heldBecause().ifPresent(why -> stop("heartbeat rows are held back: " + why,
@@ -107,10 +116,11 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
                             + " and start the connector again."));
         }
         if (change.kind() == UnreadableChange.Kind.UNREADABLE_QUERY_EVENT) {
-            // a schema change, perhaps: Debezium would go on reading the table's rows with its old columns, so values
-            // (keys among them) would land in the wrong fields, and no epoch sets that right
-            stop("the binlog held " + change.detail() + ". It may be a schema change of a captured table, after which"
-                    + " the connector would read that table's rows with the columns it had before.",
+            // a schema change Debezium did not read: it would go on reading the table's rows with its old columns, so
+            // values (keys among them) would land in the wrong fields, and no epoch sets that right
+            boolean known = change.detail().startsWith("a compressed schema change");
+            stop("the binlog held " + change.detail() + (known ? "" : ", which may be a schema change of a captured"
+                    + " table") + ": the connector would read that table's rows with the columns it had before.",
                     (compressesEvents() ? "As an administrator run SET GLOBAL log_bin_compress = OFF; and set"
                             + " log_bin_compress=OFF under [mariadb] in the server's configuration file. Then " : "")
                             + "Delete the connector's stored offsets (" + storedOffsets + "; leave the schema history"
@@ -131,13 +141,70 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
         }
     }
 
+    /**
+     * What a compressed query event holds, read back from the server ({@code SHOW BINLOG EVENTS} shows it
+     * decompressed): a row change logged as a statement is one, a schema change naming a captured table stays a
+     * query event the engine must stop at, anything else (another table's schema, a grant, a row event taken for a
+     * query event) an unreadable event. Stays a query event, with what could not be read, when the server cannot show
+     * it.
+     */
+    private UnreadableChange asTheServerShowsIt(UnreadableChange change) {
+        if (change.at() == null) {
+            return change;
+        }
+        String type;
+        String info;
+        try (Connection connection = DatabaseCheck.connect(capturedServer);
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SHOW BINLOG EVENTS IN '" + change.at().file().replace("'", "''")
+                        + "' FROM " + change.at().offset() + " LIMIT 1")) {
+            if (!rs.next() || rs.getLong("Pos") != change.at().offset()) {
+                return change;
+            }
+            type = rs.getString("Event_type");
+            info = rs.getString("Info") == null ? "" : rs.getString("Info");
+        } catch (SQLException | RuntimeException e) {
+            LOG.warn("Could not read the event at {} back from {}:{} ({}); taking it for a schema change", change.at(),
+                    capturedServer.getHost(), capturedServer.getPort(), e.getMessage());
+            return change;
+        }
+        if (!type.startsWith("Query")) {
+            return new UnreadableChange(UnreadableChange.Kind.UNREADABLE_EVENT, "an event the binlog reader cannot decode ("
+                    + type + ")", "", change.at());
+        }
+        // the server shows the session's default database first: use `db`; statement
+        String database = "";
+        String sql = info;
+        if (info.startsWith("use `")) {
+            int end = info.indexOf("`; ", 5);
+            while (end > 0 && end + 1 < info.length() && info.charAt(end + 1) == '`') { // a doubled backquote
+                end = info.indexOf("`; ", end + 2);
+            }
+            if (end > 0) {
+                database = info.substring(5, end).replace("``", "`");
+                sql = info.substring(end + 3);
+            }
+        }
+        if (UnreadableChangeClassifier.isRowChangeStatement(sql)) {
+            return new UnreadableChange(UnreadableChange.Kind.STATEMENT, sql, database, change.at());
+        }
+        if (UnreadableChangeClassifier.schemaChangeOf(sql) != UnreadableChangeClassifier.SchemaChange.NONE
+                && captured.concernsCaptured(sql, database)) {
+            return new UnreadableChange(UnreadableChange.Kind.UNREADABLE_QUERY_EVENT, "a compressed schema change of a"
+                    + " captured table (" + ContinuityState.abbreviate(sql) + "), which Debezium did not read", database,
+                    change.at());
+        }
+        return new UnreadableChange(UnreadableChange.Kind.UNREADABLE_EVENT, "a compressed statement that changes no"
+                + " captured table's schema (" + ContinuityState.abbreviate(sql) + ")", database, change.at());
+    }
+
     /** Fails the event handler (the engine stops before it stores a position past the event); health says why. */
     private void stop(String why, String action) {
         String explanation = "Stopped at an event that may have changed rows, because " + why + " What to do: " + action;
         state.engineFailed(explanation);
         // one line of its own: the engine's failure that follows names only Debezium's wrapping of it
         LOG.error("{}", explanation);
-        throw new IllegalStateException(explanation);
+        throw new StoppedAtEvent(explanation);
     }
 
     /**

@@ -12,6 +12,7 @@ import com.github.shyiko.mysql.binlog.event.Event;
 import com.github.shyiko.mysql.binlog.event.EventHeaderV4;
 import com.github.shyiko.mysql.binlog.event.EventType;
 import com.github.shyiko.mysql.binlog.event.QueryEventData;
+import com.github.shyiko.mysql.binlog.event.RotateEventData;
 import com.github.shyiko.mysql.binlog.event.XAPrepareEventData;
 import com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer;
 import java.util.List;
@@ -119,6 +120,12 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
      */
     static final String DEBEZIUM_FILTERED_EVENT_TEMPLATE = "Filtered {} event for {}";
 
+    /**
+     * The DEBUG line with which Debezium handles a rotate event, with the event as its argument: the binlog file the
+     * events after it are in (a reader's connection starts with one).
+     */
+    static final String DEBEZIUM_ROTATE_TEMPLATE = "Rotating logs: {}";
+
     /** The DEBUG line with which Debezium handles an {@code XA PREPARE} event, with the event as its argument. */
     static final String DEBEZIUM_XA_PREPARE_TEMPLATE = "XA Prepare event: {}";
 
@@ -139,6 +146,9 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
 
     /** Whether the binlog reader on this thread is where row events can come (see {@link TableMapWindow}). */
     private static final ThreadLocal<TableMapWindow> ROWS = ThreadLocal.withInitial(TableMapWindow::new);
+
+    /** The binlog file the reader on this thread reads, from the last rotate event; null before the first. */
+    private static final ThreadLocal<String> BINLOG_FILE = new ThreadLocal<>();
 
     /** Where the last format description event Debezium skipped on this thread ended (see {@link Passage}). */
     private static final ThreadLocal<Long> FORMAT_DESCRIPTION_END = new ThreadLocal<>();
@@ -278,6 +288,18 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
         return "an incident event";
     }
 
+    /** Where an event starts in the binlog the reader on this thread reads; null when unknown. */
+    private static BinlogPosition placeOf(Object event) {
+        String file = BINLOG_FILE.get();
+        return file != null && event instanceof Event e && e.getHeader() instanceof EventHeaderV4 h && h.getPosition() > 0
+                ? new BinlogPosition(file, h.getPosition()) : null;
+    }
+
+    /** An event's data, unwrapped from the deserializer's wrapper. */
+    private static Object unwrap(Object data) {
+        return data instanceof EventDeserializer.EventDataWrapper wrapper ? wrapper.getInternal() : data;
+    }
+
     /** The default database of a query event's statement, empty when it has none. */
     private static String databaseOf(Object event) {
         QueryEventData query = queryOf(event);
@@ -411,7 +433,8 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                     boolean startsEncryption = type == EventType.UNKNOWN && formatEnd != null && formatEnd > 0
                             && event.getHeader() instanceof EventHeaderV4 h && h.getPosition() == formatEnd;
                     if (change != null && !startsEncryption) { // not MariaDB's start encryption event
-                        notice(change);
+                        notice(change.kind() == UnreadableChange.Kind.UNREADABLE_QUERY_EVENT
+                                ? new UnreadableChange(change.kind(), change.detail(), "", placeOf(event)) : change);
                     }
                 }
                 return FilterReply.NEUTRAL;
@@ -455,6 +478,10 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                             notice(new UnreadableChange(UnreadableChange.Kind.SCHEMA_CHANGE, sql, databaseOf(param)));
                         }
                     }
+                } else if (DEBEZIUM_ROTATE_TEMPLATE.equals(format)) {
+                    if (param instanceof Event event && unwrap(event.getData()) instanceof RotateEventData rotate) {
+                        BINLOG_FILE.set(rotate.getBinlogFilename());
+                    }
                 } else if (DEBEZIUM_TABLE_MAP_TEMPLATE.equals(format)) {
                     XA.get().capturedTableMapped(); // a captured table's row event follows
                     ROWS.get().open();
@@ -483,7 +510,9 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                     && DEBEZIUM_LOGGER.equals(logger.getName())) {
                 // Debezium logs the incident and reads on; the server may have lost changes it should have logged
                 Object param = params != null && params.length > 0 ? params[0] : null;
-                notice(new UnreadableChange(UnreadableChange.Kind.INCIDENT, incidentOf(param)));
+                String file = BINLOG_FILE.get();
+                // where it is: a server resuming a reader by GTID sends it again, which must not renew again
+                notice(new UnreadableChange(UnreadableChange.Kind.INCIDENT, incidentOf(param), "", placeOf(param)));
             }
             if (level == null || level.levelInt < Level.WARN_INT || !passes(logger.getName(), level, format)) {
                 return FilterReply.NEUTRAL;

@@ -11,8 +11,10 @@ import java.util.Objects;
  * @param detail the statement's SQL ({@link Kind#STATEMENT}, {@link Kind#XA_COMMIT}, {@link Kind#SCHEMA_CHANGE}) or what the event may have
  *     changed ({@link Kind#UNREADABLE_EVENT}, {@link Kind#UNREADABLE_QUERY_EVENT}); may hold row values, so only ever logged abbreviated
  * @param database the statement's default database (its session's {@code USE}), empty when unknown or none
+ * @param at where the event starts in the binlog, for an {@link Kind#INCIDENT} and an {@link Kind#UNREADABLE_QUERY_EVENT};
+ *     {@code null} when unknown or not needed
  */
-public record UnreadableChange(Kind kind, String detail, String database) {
+public record UnreadableChange(Kind kind, String detail, String database, BinlogPosition at) {
 
     public UnreadableChange {
         Objects.requireNonNull(kind, "kind");
@@ -20,9 +22,14 @@ public record UnreadableChange(Kind kind, String detail, String database) {
         Objects.requireNonNull(database, "database");
     }
 
+    /** A change with a default database and no place in the binlog. */
+    public UnreadableChange(Kind kind, String detail, String database) {
+        this(kind, detail, database, null);
+    }
+
     /** A change without a default database: {@code database} is empty. */
     public UnreadableChange(Kind kind, String detail) {
-        this(kind, detail, "");
+        this(kind, detail, "", null);
     }
 
     /** The forms. */

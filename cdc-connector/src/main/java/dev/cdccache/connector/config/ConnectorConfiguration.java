@@ -123,7 +123,8 @@ class ConnectorConfiguration {
                             .orElseGet(HeartbeatRecords::none),
                     new OversizedEvents(KafkaClients.maxRequestSize(properties.getKafka()), registry),
                     new TransactionCoalescer(properties.getLargeTransactions().defaultThreshold(),
-                            properties.getLargeTransactions().tableThresholds()));
+                            properties.getLargeTransactions().tableThresholds()),
+                    () -> continuityState.engineFailure().isPresent());
         }
 
         @Bean

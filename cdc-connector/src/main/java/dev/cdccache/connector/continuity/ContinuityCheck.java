@@ -114,13 +114,15 @@ public final class ContinuityCheck {
                     ? withStoredOffsets(connection, stored.offset().get(), stored.origin(), server, own)
                     : new Decision(withoutStoredOffsets(own, rows), false);
             Continuity continuity = decision.continuity();
+            // before the row with the epoch is written: an incident logged after this place is not covered by it
+            BinlogPosition incidentsCovered = incidentsCoveredBefore(connection, server, continuity, stored);
             offsets.write(new OffsetsOrigin(server, capturedTables(properties), continuity.epoch(), instance.get()),
                     decision.clearOffsets());
             if (row.isPresent()) {
                 write(beatConnection, row.get(), continuity.epoch());
             }
             state.set(continuity);
-            state.coverIncidentsBefore(incidentsCoveredBefore(connection, continuity, stored));
+            state.coverIncidentsBefore(incidentsCovered);
             report(continuity);
             return continuity;
         } catch (SQLException e) {
@@ -137,16 +139,16 @@ public final class ContinuityCheck {
      * Before where the binlog's incident events are covered by the epoch decided: a resumed epoch was published up to
      * the stored position; a new one is younger than every event the binlog holds now. Null when unknown.
      */
-    private static BinlogPosition incidentsCoveredBefore(Connection connection, Continuity continuity,
-            StoredOffsets.Stored stored) {
+    private static BinlogPosition incidentsCoveredBefore(Connection connection, ServerIdentity server,
+            Continuity continuity, StoredOffsets.Stored stored) {
         if (continuity.verdict() == Verdict.RESUMED) {
             Map<String, Object> offset = stored.offset().orElse(Map.of());
             return offset.get("file") == null ? null
-                    : new BinlogPosition(offset.get("file").toString(), asLong(offset.get("pos")));
+                    : new BinlogPosition(server.serverId(), offset.get("file").toString(), asLong(offset.get("pos")));
         }
         for (String query : List.of("SHOW MASTER STATUS", "SHOW BINARY LOG STATUS")) { // MySQL 8.4 knows only the second
             try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(query)) {
-                return rs.next() ? new BinlogPosition(rs.getString(1), rs.getLong(2)) : null;
+                return rs.next() ? new BinlogPosition(server.serverId(), rs.getString(1), rs.getLong(2)) : null;
             } catch (SQLException e) {
                 // the other form, else unknown: every incident read renews the epoch
             }
@@ -207,8 +209,12 @@ public final class ContinuityCheck {
             return new Decision(new Continuity("", Verdict.RESUMED, "Resuming at the stored binlog position " + position
                     + " (heartbeats disabled: no epoch is published).", "", clock.instant()), false);
         }
-        if (own.isPresent() && !own.get().epoch().isEmpty()
-                && (origin.isEmpty() || EpochLineage.continues(origin.get().epoch(), own.get().epoch()))) {
+        // a renewal is taken for this connector's own only where the row lives on the server whose binlog is read: a
+        // primary that fails over may lose a renewal its replica's binlog already held, and show an older one
+        boolean ownRenewals = !properties.getHeartbeat().getPrimary().isConfigured();
+        if (own.isPresent() && !own.get().epoch().isEmpty() && (origin.isEmpty()
+                || origin.get().epoch().equals(own.get().epoch())
+                || ownRenewals && EpochLineage.continues(origin.get().epoch(), own.get().epoch()))) {
             String renewed = origin.isEmpty() || origin.get().epoch().equals(own.get().epoch()) ? ""
                     : " (renewed while streaming since the offsets were written under " + origin.get().epoch() + ")";
             return new Decision(new Continuity(own.get().epoch(), Verdict.RESUMED, "Resuming at the stored binlog position "

@@ -71,6 +71,16 @@ public final class ContinuityState {
         incidentsCovered.set(before);
     }
 
+    /**
+     * Records that the epoch in force covers the incident event at {@code at} (its heartbeat row is written): the
+     * server sends it again when the reader reconnects.
+     */
+    public void coverIncident(BinlogPosition at) {
+        if (at != null) {
+            incidentsCovered.accumulateAndGet(at.next(), (now, past) -> now == null ? past : now.laterOf(past));
+        }
+    }
+
     /** Whether an incident event starting at {@code at} is covered by the epoch in force (read before, or older). */
     public boolean coversIncident(BinlogPosition at) {
         BinlogPosition covered = incidentsCovered.get();
@@ -135,11 +145,7 @@ public final class ContinuityState {
             case XA_COMMIT -> renewForXaCommit(clock);
             case SCHEMA_CHANGE -> renewForSchemaChange(change.detail(), clock);
             case INCIDENT -> {
-                String epoch = renewForIncident(change.detail(), clock);
-                if (epoch != null && change.at() != null) { // sent again on a reconnect: covered by this epoch
-                    incidentsCovered.accumulateAndGet(change.at().next(), (now, past) -> now == null ? past : now.laterOf(past));
-                }
-                yield epoch;
+                yield renewForIncident(change.detail(), clock);
             }
         };
     }

@@ -44,6 +44,8 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
     private final String storedOffsets;
     private final Pattern ownHeartbeat;
     private final Map<UnreadableChange.Kind, Counter> counters = new EnumMap<>(UnreadableChange.Kind.class);
+    /** A plain {@code CREATE TABLE}: of a captured table, Debezium would never learn its columns. */
+    private static final Pattern CREATE_TABLE = Pattern.compile("\\s*CREATE\\s+TABLE\\s", Pattern.CASE_INSENSITIVE);
 
     /**
      * @param heartbeatsOn whether heartbeat rows are written at all (a heartbeat interval above 0)
@@ -88,6 +90,18 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
 
     @Override
     public void accept(UnreadableChange noticed) {
+        try {
+            handle(noticed);
+        } catch (RuntimeException e) {
+            // from now on nothing is acknowledged to the engine, so no position past this event is stored
+            if (state.engineFailure().isEmpty()) {
+                state.engineFailed("Stopped at an event that may have changed rows: " + e.getMessage());
+            }
+            throw e;
+        }
+    }
+
+    private void handle(UnreadableChange noticed) {
         UnreadableChange change = noticed;
         if (change.kind() == UnreadableChange.Kind.STATEMENT && ownHeartbeat.matcher(change.detail()).find()) {
             // a heartbeat row logged as a statement changes no cached row; from this connector's own writer, every
@@ -136,8 +150,13 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
                             + " [mariadb] in the server's configuration file, then start the connector again: it reads"
                             + " the event again and starts a new epoch for it.");
         }
-        if (state.renewFor(change, Clock.systemUTC()) != null && heartbeatsOn) {
-            heartbeats.writeOrFail();
+        if (state.renewFor(change, Clock.systemUTC()) != null) {
+            if (heartbeatsOn) {
+                heartbeats.writeOrFail();
+            }
+            if (change.kind() == UnreadableChange.Kind.INCIDENT) {
+                state.coverIncident(change.at()); // only once its epoch is in the heartbeat row
+            }
         }
     }
 
@@ -164,8 +183,10 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
             type = rs.getString("Event_type");
             info = rs.getString("Info") == null ? "" : rs.getString("Info");
         } catch (SQLException | RuntimeException e) {
-            LOG.warn("Could not read the event at {} back from {}:{} ({}); taking it for a schema change", change.at(),
-                    capturedServer.getHost(), capturedServer.getPort(), e.getMessage());
+            stop("the compressed query event at " + change.at() + " could not be read back from "
+                    + capturedServer.getHost() + ":" + capturedServer.getPort() + " (" + e.getMessage() + "), to tell"
+                    + " whether it changed a captured table's schema.", "Start the connector again once the server"
+                    + " answers SHOW BINLOG EVENTS (the REPLICATION CLIENT grant): it reads the event again.", false);
             return change;
         }
         if (!type.startsWith("Query")) {
@@ -189,7 +210,8 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
             return new UnreadableChange(UnreadableChange.Kind.STATEMENT, sql, database, change.at());
         }
         if (UnreadableChangeClassifier.schemaChangeOf(sql) != UnreadableChangeClassifier.SchemaChange.NONE
-                && captured.concernsCaptured(sql, database)) {
+                && captured.concernsCaptured(sql, database)
+                || CREATE_TABLE.matcher(sql).lookingAt() && captured.namesCapturedTable(sql, database)) {
             return new UnreadableChange(UnreadableChange.Kind.UNREADABLE_QUERY_EVENT, "a compressed schema change of a"
                     + " captured table (" + ContinuityState.abbreviate(sql) + "), which Debezium did not read", database,
                     change.at());
@@ -198,13 +220,21 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
                 + " captured table's schema (" + ContinuityState.abbreviate(sql) + ")", database, change.at());
     }
 
-    /** Fails the event handler (the engine stops before it stores a position past the event); health says why. */
+    /**
+     * Fails the event handler (the engine stops before it stores a position past the event); health says why. The
+     * connector exits with code 4, for a stop a restart as it is cannot get past.
+     */
     private void stop(String why, String action) {
+        stop(why, action, true);
+    }
+
+    /** @param needsOperator false for a stop a restart may get past (the connector then exits with code 3) */
+    private void stop(String why, String action, boolean needsOperator) {
         String explanation = "Stopped at an event that may have changed rows, because " + why + " What to do: " + action;
         state.engineFailed(explanation);
         // one line of its own: the engine's failure that follows names only Debezium's wrapping of it
         LOG.error("{}", explanation);
-        throw new StoppedAtEvent(explanation);
+        throw needsOperator ? new StoppedAtEvent(explanation) : new IllegalStateException(explanation);
     }
 
     /**
@@ -221,7 +251,7 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
             stop("log_bin_compress could not be read on " + capturedServer.getHost() + ":" + capturedServer.getPort()
                     + " (" + e.getMessage() + "), and a heartbeat row written while the server compresses events would"
                     + " start one epoch after another.", "Start the connector again once the server answers: it reads"
-                    + " the event again.");
+                    + " the event again.", false);
             return true;
         }
     }

@@ -59,7 +59,8 @@ public final class SchemaChangeScope {
         };
     }
 
-    private boolean namesCapturedTable(String sql, String defaultDatabase) {
+    /** Whether {@code sql} names a captured table (see the class comment), whatever kind of statement it is. */
+    boolean namesCapturedTable(String sql, String defaultDatabase) {
         java.util.regex.Matcher m = tables.matcher(sql);
         while (m.find()) {
             String database = m.group(1) != null ? m.group(1) : defaultDatabase;

@@ -292,7 +292,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     private static BinlogPosition placeOf(Object event) {
         String file = BINLOG_FILE.get();
         return file != null && event instanceof Event e && e.getHeader() instanceof EventHeaderV4 h && h.getPosition() > 0
-                ? new BinlogPosition(file, h.getPosition()) : null;
+                ? new BinlogPosition(h.getServerId(), file, h.getPosition()) : null;
     }
 
     /** An event's data, unwrapped from the deserializer's wrapper. */
@@ -510,7 +510,6 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                     && DEBEZIUM_LOGGER.equals(logger.getName())) {
                 // Debezium logs the incident and reads on; the server may have lost changes it should have logged
                 Object param = params != null && params.length > 0 ? params[0] : null;
-                String file = BINLOG_FILE.get();
                 // where it is: a server resuming a reader by GTID sends it again, which must not renew again
                 notice(new UnreadableChange(UnreadableChange.Kind.INCIDENT, incidentOf(param), "", placeOf(param)));
             }

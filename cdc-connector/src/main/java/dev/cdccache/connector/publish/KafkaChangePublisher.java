@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -52,6 +53,7 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
     private final CommitTimes commitTimes = new CommitTimes();
     private final TransactionCoalescer coalescer;
     private final TableEvictions evictions;
+    private final BooleanSupplier halted;
 
     /** A publisher for a connector without a heartbeat table, with the producer's default max.request.size. */
     public KafkaChangePublisher(Supplier<Producer<byte[], byte[]>> producer, ChangeEventSerializer serializer,
@@ -77,12 +79,31 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
     public KafkaChangePublisher(Supplier<Producer<byte[], byte[]>> producer, ChangeEventSerializer serializer,
             PublishMetrics metrics, String topicPrefix, Clock clock, HeartbeatRecords heartbeats,
             OversizedEvents oversized, TransactionCoalescer coalescer) {
-        this(producer, serializer, metrics, topicPrefix, clock, heartbeats, oversized, coalescer, new TableEvictions());
+        this(producer, serializer, metrics, topicPrefix, clock, heartbeats, oversized, coalescer, () -> false);
+    }
+
+    /**
+     * @param halted whether the engine was stopped at a binlog event (by the connector's continuity handling): from
+     *     then on no record is acknowledged to the engine, so that no position past that event is stored, whatever
+     *     Debezium still hands over before it stops (its own heartbeats carry positions past the event)
+     */
+    public KafkaChangePublisher(Supplier<Producer<byte[], byte[]>> producer, ChangeEventSerializer serializer,
+            PublishMetrics metrics, String topicPrefix, Clock clock, HeartbeatRecords heartbeats,
+            OversizedEvents oversized, TransactionCoalescer coalescer, BooleanSupplier halted) {
+        this(producer, serializer, metrics, topicPrefix, clock, heartbeats, oversized, coalescer, new TableEvictions(),
+                halted);
     }
 
     KafkaChangePublisher(Supplier<Producer<byte[], byte[]>> producer, ChangeEventSerializer serializer,
             PublishMetrics metrics, String topicPrefix, Clock clock, HeartbeatRecords heartbeats,
             OversizedEvents oversized, TransactionCoalescer coalescer, TableEvictions evictions) {
+        this(producer, serializer, metrics, topicPrefix, clock, heartbeats, oversized, coalescer, evictions, () -> false);
+    }
+
+    KafkaChangePublisher(Supplier<Producer<byte[], byte[]>> producer, ChangeEventSerializer serializer,
+            PublishMetrics metrics, String topicPrefix, Clock clock, HeartbeatRecords heartbeats,
+            OversizedEvents oversized, TransactionCoalescer coalescer, TableEvictions evictions, BooleanSupplier halted) {
+        this.halted = halted;
         this.coalescer = coalescer;
         this.evictions = evictions;
         this.producer = producer;
@@ -292,6 +313,11 @@ public final class KafkaChangePublisher implements DebeziumEngine.ChangeConsumer
      */
     void acknowledgeToEngine(List<RecordChangeEvent<SourceRecord>> records,
             DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer) throws InterruptedException {
+        if (halted.getAsBoolean()) {
+            // stopped at an event: what follows it must be read again at the next start, not skipped
+            log.warn("Not acknowledging {} records to the engine: it was stopped at a binlog event", records.size());
+            return;
+        }
         for (int i = 0; i < records.size(); i++) {
             if (i == records.size() - 1 || !samePartition(records.get(i), records.get(i + 1))) {
                 committer.markProcessed(records.get(i));

@@ -167,6 +167,27 @@ class KafkaChangePublisherTest {
         assertThat(committer.calls).containsExactly("processed:cdc.cdc_meta.heartbeat:test-connector", "batchFinished");
     }
 
+    @Test
+    void nothingIsMarkedProcessedOnceTheEngineWasStoppedAtAnEvent() throws Exception {
+        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        java.util.concurrent.atomic.AtomicBoolean halted = new java.util.concurrent.atomic.AtomicBoolean();
+        KafkaChangePublisher publisher = new KafkaChangePublisher(() -> producer, new ChangeEventSerializer("test-connector"),
+                metrics, "cdc", Clock.systemUTC(),
+                new dev.cdccache.connector.heartbeat.HeartbeatRecords("cdc.cdc_meta.heartbeat", "test-connector"),
+                new dev.cdccache.connector.oversize.OversizedEvents(1024 * 1024, registry),
+                dev.cdccache.connector.publish.TransactionCoalescer.never(), halted::get);
+        RecordingCommitter committer = new RecordingCommitter();
+        publisher.handleBatch(List.of(insert(1)), committer);
+        assertThat(committer.calls).containsExactly("processed:cdc.shop.item:1", "batchFinished");
+
+        // the binlog thread stopped at an event; what Debezium still hands over carries positions past it
+        halted.set(true);
+        committer.calls.clear();
+        publisher.handleBatch(List.of(insert(2), heartbeat("test-connector")), committer);
+
+        assertThat(committer.calls).as("no position past the event may be stored").isEmpty();
+    }
+
     private static final Schema BEAT_ROW = SchemaBuilder.struct().optional().field("id", Schema.STRING_SCHEMA)
             .field("epoch", Schema.STRING_SCHEMA).build();
     private static final Schema BEAT_ENVELOPE = SchemaBuilder.struct().field("after", BEAT_ROW).build();

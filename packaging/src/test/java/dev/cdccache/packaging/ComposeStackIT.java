@@ -161,7 +161,7 @@ class ComposeStackIT {
                 local.put(kv[0], kv.length > 1 ? kv[1].replace("'", "") : "");
             }
         }
-        Set<String> paths = Set.of("user", "datadir", "port", "bind-address", "socket", "pid-file", "init-file");
+        Set<String> paths = Set.of("user", "datadir", "port", "bind-address", "socket", "pid-file", "init-file", "tmpdir");
         // settings that make the throwaway test database fast, at the cost of durability: not for a stack people use
         Set<String> speed = Set.of("innodb-buffer-pool-size", "innodb-flush-log-at-trx-commit", "innodb-doublewrite",
                 "performance-schema", "sync-binlog");

@@ -172,10 +172,7 @@ class ContinuityIT {
         startConnector(NAME); // recovers from test 3's purge under a new epoch
         String before = epochOf(NAME);
         connector.close();
-        try (Admin admin = stack.kafka().admin()) {
-            admin.deleteTopics(List.of(NAME + ".offsets")).all().get();
-            await().atMost(WAIT).until(() -> !admin.listTopics().names().get().contains(NAME + ".offsets"));
-        }
+        deleteStoredOffsets();
 
         startConnector(NAME);
 
@@ -604,10 +601,7 @@ class ContinuityIT {
                 .contains("because the binlog held a compressed schema change of a captured table");
 
         // the remedy it names: without offsets it starts at the current position, with the table's current columns
-        try (Admin admin = stack.kafka().admin()) {
-            admin.deleteTopics(List.of(NAME + ".offsets")).all().get();
-            await().atMost(WAIT).until(() -> !admin.listTopics().names().get().contains(NAME + ".offsets"));
-        }
+        deleteStoredOffsets();
         startConnector(NAME);
         String after = epochOf(NAME);
         assertThat(after).isNotEqualTo(before);
@@ -618,6 +612,14 @@ class ContinuityIT {
         Change inserted = recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT).get(0);
         assertThat(inserted.value().path("after").path("name").asString()).isEqualTo("after the change");
         assertThat(inserted.value().path("after").path("note").asString()).isEqualTo("noted");
+    }
+
+    /** Deletes the connector's offsets topic, as an operator would: its stored binlog position is gone. */
+    private static void deleteStoredOffsets() throws Exception {
+        try (Admin admin = stack.kafka().admin()) {
+            admin.deleteTopics(List.of(NAME + ".offsets")).all().get();
+            await().atMost(WAIT).until(() -> !admin.listTopics().names().get().contains(NAME + ".offsets"));
+        }
     }
 
     private static void startConnector(Map<String, String> settings) {

@@ -44,8 +44,6 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
     private final String storedOffsets;
     private final Pattern ownHeartbeat;
     private final Map<UnreadableChange.Kind, Counter> counters = new EnumMap<>(UnreadableChange.Kind.class);
-    /** A plain {@code CREATE TABLE}: of a captured table, Debezium would never learn its columns. */
-    private static final Pattern CREATE_TABLE = Pattern.compile("\\s*CREATE\\s+TABLE\\s", Pattern.CASE_INSENSITIVE);
 
     /**
      * @param heartbeatsOn whether heartbeat rows are written at all (a heartbeat interval above 0)
@@ -90,6 +88,11 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
 
     @Override
     public void accept(UnreadableChange noticed) {
+        java.util.Optional<String> stopped = state.engineFailure();
+        if (stopped.isPresent()) {
+            // Debezium reads on for a moment after a failure: nothing may pass now, and nothing more be done
+            throw new IllegalStateException("The engine was stopped already: " + stopped.get());
+        }
         try {
             handle(noticed);
         } catch (RuntimeException e) {
@@ -182,7 +185,22 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
             }
             type = rs.getString("Event_type");
             info = rs.getString("Info") == null ? "" : rs.getString("Info");
-        } catch (SQLException | RuntimeException e) {
+        } catch (SQLException e) {
+            if (e.getErrorCode() == 1227) { // no grant: a restart as it is would not get further
+                stop("the connector's user may not read the binlog's events back (SHOW BINLOG EVENTS: " + e.getMessage()
+                        + "), to tell whether the compressed query event at " + change.at() + " changed a captured"
+                        + " table's schema.", "GRANT REPLICATION CLIENT ON *.* TO the connector's user (MariaDB: BINLOG"
+                        + " MONITOR) and start the connector again: it reads the event again.");
+            }
+            if (e.getErrorCode() == 1220) { // the place is not an event's start: tell nothing from it
+                return change;
+            }
+            stop("the compressed query event at " + change.at() + " could not be read back from "
+                    + capturedServer.getHost() + ":" + capturedServer.getPort() + " (" + e.getMessage() + "), to tell"
+                    + " whether it changed a captured table's schema.", "Start the connector again once the server"
+                    + " answers SHOW BINLOG EVENTS: it reads the event again.", false);
+            return change;
+        } catch (RuntimeException e) {
             stop("the compressed query event at " + change.at() + " could not be read back from "
                     + capturedServer.getHost() + ":" + capturedServer.getPort() + " (" + e.getMessage() + "), to tell"
                     + " whether it changed a captured table's schema.", "Start the connector again once the server"
@@ -211,7 +229,7 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
         }
         if (UnreadableChangeClassifier.schemaChangeOf(sql) != UnreadableChangeClassifier.SchemaChange.NONE
                 && captured.concernsCaptured(sql, database)
-                || CREATE_TABLE.matcher(sql).lookingAt() && captured.namesCapturedTable(sql, database)) {
+                || captured.createsCapturedTable(sql, database)) { // Debezium would never learn its columns
             return new UnreadableChange(UnreadableChange.Kind.UNREADABLE_QUERY_EVENT, "a compressed schema change of a"
                     + " captured table (" + ContinuityState.abbreviate(sql) + "), which Debezium did not read", database,
                     change.at());

@@ -59,8 +59,26 @@ public final class SchemaChangeScope {
         };
     }
 
-    /** Whether {@code sql} names a captured table (see the class comment), whatever kind of statement it is. */
-    boolean namesCapturedTable(String sql, String defaultDatabase) {
+    /**
+     * Whether {@code sql} is a plain {@code CREATE TABLE} (not a temporary one) of a captured table: the table it creates,
+     * not one it copies or refers to ({@code LIKE}, {@code REFERENCES}, {@code AS SELECT}).
+     */
+    boolean createsCapturedTable(String sql, String defaultDatabase) {
+        java.util.regex.Matcher m = CREATE_TABLE.matcher(sql).region(UnreadableChangeClassifier.statementStart(sql),
+                sql.length());
+        if (!m.lookingAt()) {
+            return false;
+        }
+        String database = m.group(1) != null ? m.group(1) : defaultDatabase;
+        return captured.contains(key(database, m.group(2)))
+                || database.isEmpty() && captured.stream().anyMatch(t -> t.endsWith("." + m.group(2).toLowerCase(java.util.Locale.ROOT)));
+    }
+
+    /** {@code CREATE TABLE [IF NOT EXISTS] [db.]table}: the database (or null) and the table. */
+    private static final Pattern CREATE_TABLE = Pattern.compile("CREATE\\s+TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?"
+            + "(?:`?([\\w$]+)`?\\s*\\.\\s*)?`?([\\w$]+)`?", Pattern.CASE_INSENSITIVE);
+
+    private boolean namesCapturedTable(String sql, String defaultDatabase) {
         java.util.regex.Matcher m = tables.matcher(sql);
         while (m.find()) {
             String database = m.group(1) != null ? m.group(1) : defaultDatabase;

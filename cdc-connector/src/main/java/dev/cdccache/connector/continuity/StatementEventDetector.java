@@ -150,6 +150,12 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     /** The binlog file the reader on this thread reads, from the last rotate event; null before the first. */
     private static final ThreadLocal<String> BINLOG_FILE = new ThreadLocal<>();
 
+    /**
+     * The server id of that binlog's server, from the last rotate event's header. Not an event's own: a replica logs
+     * events it applies, an incident among them, with its primary's id.
+     */
+    private static final ThreadLocal<Long> BINLOG_SERVER = new ThreadLocal<>();
+
     /** Where the last format description event Debezium skipped on this thread ended (see {@link Passage}). */
     private static final ThreadLocal<Long> FORMAT_DESCRIPTION_END = new ThreadLocal<>();
 
@@ -291,8 +297,9 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
     /** Where an event starts in the binlog the reader on this thread reads; null when unknown. */
     private static BinlogPosition placeOf(Object event) {
         String file = BINLOG_FILE.get();
-        return file != null && event instanceof Event e && e.getHeader() instanceof EventHeaderV4 h && h.getPosition() > 0
-                ? new BinlogPosition(h.getServerId(), file, h.getPosition()) : null;
+        Long server = BINLOG_SERVER.get();
+        return file != null && server != null && event instanceof Event e && e.getHeader() instanceof EventHeaderV4 h
+                && h.getPosition() > 0 ? new BinlogPosition(server, file, h.getPosition()) : null;
     }
 
     /** An event's data, unwrapped from the deserializer's wrapper. */
@@ -481,6 +488,7 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                 } else if (DEBEZIUM_ROTATE_TEMPLATE.equals(format)) {
                     if (param instanceof Event event && unwrap(event.getData()) instanceof RotateEventData rotate) {
                         BINLOG_FILE.set(rotate.getBinlogFilename());
+                        BINLOG_SERVER.set(event.getHeader() == null ? null : event.getHeader().getServerId());
                     }
                 } else if (DEBEZIUM_TABLE_MAP_TEMPLATE.equals(format)) {
                     XA.get().capturedTableMapped(); // a captured table's row event follows

@@ -342,6 +342,20 @@ class StatementEventDetectorTest {
     }
 
     @Test
+    void aCreateTableIsOfACapturedTableOnlyWhenItCreatesOne() {
+        SchemaChangeScope scope = new SchemaChangeScope(List.of(new dev.cdccache.connector.config.CapturedTable(
+                "shop", "orders")));
+        assertThat(List.of("CREATE TABLE orders (id INT PRIMARY KEY)", "/* job */ create table if not exists `shop`.`orders`"
+                + " (id INT)", "CREATE TABLE shop.orders LIKE shop.orders_template"))
+                .allSatisfy(sql -> assertThat(scope.createsCapturedTable(sql, "shop")).as(sql).isTrue());
+        // an online schema change tool's copy, a table that refers to it or is filled from it, another database's
+        assertThat(List.of("CREATE TABLE _orders_gho LIKE orders", "CREATE TABLE lines (o INT REFERENCES orders(id))",
+                "CREATE TABLE report AS SELECT * FROM orders", "CREATE TABLE other.orders (id INT)",
+                "CREATE TEMPORARY TABLE orders (id INT)", "CREATE TABLE orders_archive (id INT)"))
+                .allSatisfy(sql -> assertThat(scope.createsCapturedTable(sql, "shop")).as(sql).isFalse());
+    }
+
+    @Test
     void aSchemaChangeConcernsTheCapturedTablesOnlyWhenItNamesOneOfThemOrTheirDatabase() {
         SchemaChangeScope scope = new SchemaChangeScope(List.of(new dev.cdccache.connector.config.CapturedTable(
                 "shop", "coupon"), new dev.cdccache.connector.config.CapturedTable("shop", "coupon_lot")));

@@ -195,16 +195,10 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
             if (e.getErrorCode() == 1220) { // the place is not an event's start: tell nothing from it
                 return change;
             }
-            stop("the compressed query event at " + change.at() + " could not be read back from "
-                    + capturedServer.getHost() + ":" + capturedServer.getPort() + " (" + e.getMessage() + "), to tell"
-                    + " whether it changed a captured table's schema.", "Start the connector again once the server"
-                    + " answers SHOW BINLOG EVENTS: it reads the event again.", false);
+            notReadBack(change, e);
             return change;
         } catch (RuntimeException e) {
-            stop("the compressed query event at " + change.at() + " could not be read back from "
-                    + capturedServer.getHost() + ":" + capturedServer.getPort() + " (" + e.getMessage() + "), to tell"
-                    + " whether it changed a captured table's schema.", "Start the connector again once the server"
-                    + " answers SHOW BINLOG EVENTS (the REPLICATION CLIENT grant): it reads the event again.", false);
+            notReadBack(change, e);
             return change;
         }
         if (!type.startsWith("Query")) {
@@ -236,6 +230,14 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
         }
         return new UnreadableChange(UnreadableChange.Kind.UNREADABLE_EVENT, "a compressed statement that changes no"
                 + " captured table's schema (" + ContinuityState.abbreviate(sql) + ")", database, change.at());
+    }
+
+    /** Stops with exit code 3: a read-back that failed for a reason a restart may get past. */
+    private void notReadBack(UnreadableChange change, Exception e) {
+        stop("the compressed query event at " + change.at() + " could not be read back from "
+                + capturedServer.getHost() + ":" + capturedServer.getPort() + " (" + e.getMessage() + "), to tell"
+                + " whether it changed a captured table's schema.", "Start the connector again once the server"
+                + " answers SHOW BINLOG EVENTS: it reads the event again.", false);
     }
 
     /**

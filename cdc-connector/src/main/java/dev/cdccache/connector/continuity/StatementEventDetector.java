@@ -321,14 +321,8 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
 
     /** A query event's data, unwrapped from the deserializer's wrapper; {@code null} for anything else. */
     private static QueryEventData queryOf(Object event) {
-        if (event instanceof Event binlogEvent) {
-            Object data = binlogEvent.getData();
-            if (data instanceof EventDeserializer.EventDataWrapper wrapper) {
-                data = wrapper.getInternal();
-            }
-            return data instanceof QueryEventData query ? query : null;
-        }
-        return null;
+        return event instanceof Event binlogEvent && unwrap(binlogEvent.getData()) instanceof QueryEventData query
+                ? query : null;
     }
 
     /** Attaches the appender (once) and keeps the logger's level at WARN or more verbose. */
@@ -494,14 +488,8 @@ public final class StatementEventDetector extends UnsynchronizedAppenderBase<ILo
                     XA.get().capturedTableMapped(); // a captured table's row event follows
                     ROWS.get().open();
                 } else if (DEBEZIUM_XA_PREPARE_TEMPLATE.equals(format)) {
-                    if (param instanceof Event event) {
-                        Object data = event.getData();
-                        if (data instanceof EventDeserializer.EventDataWrapper wrapper) {
-                            data = wrapper.getInternal();
-                        }
-                        if (data instanceof XAPrepareEventData prepare) {
-                            XA.get().prepared(prepare);
-                        }
+                    if (param instanceof Event event && unwrap(event.getData()) instanceof XAPrepareEventData prepare) {
+                        XA.get().prepared(prepare);
                     }
                 } else if (DEBEZIUM_FILTERED_TEMPLATE.equals(format)) {
                     // Debezium's DDL filter dropped it (every REPLACE INTO): noticed here if not from its query line

@@ -26,11 +26,9 @@ class CompositionQueryCountIT {
     void batchedPageRunsOneQueryPerReferenceTypeOnMissesAndNoneOnAWarmCache(TicketStack stack) {
         OrchestratorInstance instance = stack.instanceA();
         long lotId = stack.data().parkingLotIds().get(0);
-        Searches.awaitCachesServing(instance, lotId);
-        instance.clearReferenceCaches();
-
-        StatementDelta<JsonNode> cold = StatementDelta.during(instance,
-                () -> instance.search(lotId, FROM, TO, 0, PAGE_SIZE));
+        ColdAndWarm pages = Searches.undisturbed(instance, lotId, () -> ColdAndWarm.of(instance, lotId, 0));
+        StatementDelta<JsonNode> cold = pages.cold();
+        StatementDelta<JsonNode> warm = pages.warm();
 
         PageShape shape = PageShape.of(cold.result());
         assertThat(shape.tickets).isEqualTo(PAGE_SIZE);
@@ -41,9 +39,6 @@ class CompositionQueryCountIT {
         assertThat(cold.count(ReferenceType.PARKING_LOT)).isEqualTo(1);
         assertThat(cold.count(ReferenceType.CAR_EXCHANGE)).isEqualTo(1);
 
-        StatementDelta<JsonNode> warm = StatementDelta.during(instance,
-                () -> instance.search(lotId, FROM, TO, 0, PAGE_SIZE));
-
         assertThat(warm.byTable()).containsOnlyKeys("season_ticket");
         assertThat(warm.count("season_ticket")).isEqualTo(1);
         assertThat(warm.result().get("tickets")).isEqualTo(cold.result().get("tickets"));
@@ -53,12 +48,11 @@ class CompositionQueryCountIT {
     void batchedNextPageQueriesOnlyTheRowsItHasNotSeen(TicketStack stack) {
         OrchestratorInstance instance = stack.instanceA();
         long lotId = stack.data().parkingLotIds().get(0);
-        Searches.awaitCachesServing(instance, lotId);
-        instance.clearReferenceCaches();
-        instance.search(lotId, FROM, TO, 0, PAGE_SIZE);
-
-        StatementDelta<JsonNode> next = StatementDelta.during(instance,
-                () -> instance.search(lotId, FROM, TO, 1, PAGE_SIZE));
+        StatementDelta<JsonNode> next = Searches.undisturbed(instance, lotId, () -> {
+            instance.clearReferenceCaches();
+            instance.search(lotId, FROM, TO, 0, PAGE_SIZE);
+            return StatementDelta.during(instance, () -> instance.search(lotId, FROM, TO, 1, PAGE_SIZE));
+        });
 
         // the lot and (almost surely) every category are cached by page 0; the exchanges are new rows
         assertThat(next.count(ReferenceType.PARKING_LOT)).isZero();
@@ -89,11 +83,8 @@ class CompositionQueryCountIT {
     void perItemModeThroughTheCacheRunsOneQueryPerDistinctMissingRow(TicketStack stack) {
         OrchestratorInstance instance = stack.perItem(true);
         long lotId = stack.data().parkingLotIds().get(0);
-        Searches.awaitCachesServing(instance, lotId);
-        instance.clearReferenceCaches();
-
-        StatementDelta<JsonNode> cold = StatementDelta.during(instance,
-                () -> instance.search(lotId, FROM, TO, 0, PAGE_SIZE));
+        ColdAndWarm pages = Searches.undisturbed(instance, lotId, () -> ColdAndWarm.of(instance, lotId, 0));
+        StatementDelta<JsonNode> cold = pages.cold();
 
         PageShape shape = PageShape.of(cold.result());
         assertThat(cold.count(ReferenceType.CATEGORY)).isEqualTo(shape.categories.size());
@@ -101,9 +92,20 @@ class CompositionQueryCountIT {
         // every exchange row is its own: the N+1 pattern the batched mode avoids
         assertThat(cold.count(ReferenceType.CAR_EXCHANGE)).isEqualTo(shape.exchanges).isGreaterThan(1);
 
-        StatementDelta<JsonNode> warm = StatementDelta.during(instance,
-                () -> instance.search(lotId, FROM, TO, 0, PAGE_SIZE));
-        assertThat(warm.referenceStatements()).isZero();
+        assertThat(pages.warm().referenceStatements()).isZero();
+    }
+
+    /** One page searched right after the reference caches were emptied, then again. */
+    private record ColdAndWarm(StatementDelta<JsonNode> cold, StatementDelta<JsonNode> warm) {
+
+        static ColdAndWarm of(OrchestratorInstance instance, long lotId, int page) {
+            instance.clearReferenceCaches();
+            StatementDelta<JsonNode> cold = StatementDelta.during(instance,
+                    () -> instance.search(lotId, FROM, TO, page, PAGE_SIZE));
+            StatementDelta<JsonNode> warm = StatementDelta.during(instance,
+                    () -> instance.search(lotId, FROM, TO, page, PAGE_SIZE));
+            return new ColdAndWarm(cold, warm);
+        }
     }
 
     /** What a page holds: tickets, distinct categories, tickets with a car exchange. */

@@ -11,6 +11,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.cache.Cache;
@@ -19,6 +22,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.ticketorchestrator.TicketOrchestratorApplication;
 import dev.cdccache.ticketorchestrator.reference.ReferenceType;
 import dev.cdccache.ticketorchestrator.statement.StatementCounter;
@@ -67,6 +71,31 @@ public final class OrchestratorInstance implements AutoCloseable {
     /** @return the statements this instance executed so far */
     public StatementCounter statements() {
         return context.getBean(StatementCounter.class);
+    }
+
+    /** Whether this instance's invalidation client proves its caches fresh (its health would say so). */
+    public boolean cachesFresh() {
+        return context.getBean(InvalidationClient.class).status().fresh();
+    }
+
+    /**
+     * Everything so far that removed entries from this instance's caches or kept a load out of them, whatever the
+     * cause: change events, evictions after a freshness gap or a reset, loads discarded or dropped. A statement
+     * count taken while this moved does not show what the composition costs on its own.
+     */
+    public double cacheDisturbances() {
+        MeterRegistry registry = context.getBean(MeterRegistry.class);
+        double sum = 0;
+        for (String meter : List.of("cdc.client.evictions", "cdc.client.unproven.evictions",
+                "cdc.client.loads.discarded", "cdc.client.loads.dropped")) {
+            for (Counter counter : registry.find(meter).counters()) {
+                sum += counter.count();
+            }
+            for (FunctionCounter counter : registry.find(meter).functionCounters()) {
+                sum += counter.count();
+            }
+        }
+        return sum;
     }
 
     /** Empties this instance's reference caches (to measure a cold page). */

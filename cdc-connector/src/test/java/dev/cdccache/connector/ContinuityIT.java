@@ -12,6 +12,7 @@ import dev.cdccache.infra.LocalStack;
 import dev.cdccache.infra.connector.ConnectorProcess;
 import dev.cdccache.infra.junit.LocalStackExtension;
 import dev.cdccache.infra.mariadb.MariaDbServer;
+import io.debezium.embedded.KafkaConnectUtil;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,6 +27,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -612,6 +617,34 @@ class ContinuityIT {
         Change inserted = recorder.await(ITEM_TOPIC, c -> isInsert(c, id), 1, WAIT).get(0);
         assertThat(inserted.value().path("after").path("name").asString()).isEqualTo("after the change");
         assertThat(inserted.value().path("after").path("note").asString()).isEqualTo("noted");
+    }
+
+    @Test
+    @Order(16)
+    void offsetsWithoutTheRecordOfWhatTheyWereWrittenUnderStartANewEpoch(CapturedOutput output) throws Exception {
+        startConnector(NAME);
+        String before = epochOf(NAME);
+        awaitHeartbeatWithEpoch(NAME, before);
+        connector.close();
+        connector = null;
+        // the record next to the offsets is gone (damaged, or the offsets came from another program): the row's epoch
+        // says nothing of the offsets any more
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers()),
+                new ByteArraySerializer(), new ByteArraySerializer())) {
+            byte[] key = KafkaConnectUtil.converterForOffsetStore().fromConnectData(NAME, null,
+                    List.of(NAME, Map.of("cdc-connector", "origin")));
+            producer.send(new ProducerRecord<>(NAME + ".offsets", key, null)).get();
+        }
+
+        startConnector(NAME);
+
+        JsonNode details = continuityHealth().path("details");
+        assertThat(details.path("verdict").asString()).isEqualTo("EPOCH_UNKNOWN");
+        assertThat(details.path("message").asString()).contains("holds no record of the epoch, server and tables");
+        String after = epochOf(NAME);
+        assertThat(after).isNotEqualTo(before);
+        awaitHeartbeatWithEpoch(NAME, after);
     }
 
     /** Deletes the connector's offsets topic, as an operator would: its stored binlog position is gone. */

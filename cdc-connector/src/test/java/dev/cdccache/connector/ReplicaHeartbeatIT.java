@@ -2,7 +2,10 @@ package dev.cdccache.connector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
+import dev.cdccache.connector.continuity.Continuity;
+import dev.cdccache.connector.continuity.ContinuityState;
 import dev.cdccache.connector.startup.StartupCheckException;
 import dev.cdccache.connector.testing.ChangeTopicRecorder;
 import dev.cdccache.connector.testing.ChangeTopicRecorder.Change;
@@ -13,6 +16,7 @@ import dev.cdccache.infra.mariadb.MariaDbServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
@@ -224,6 +228,94 @@ class ReplicaHeartbeatIT {
                 }
             }
             assertThat(violations).as("heartbeats that proved a primary commit published before it was").isEmpty();
+        }
+    }
+
+    /**
+     * A renewal of the epoch while streaming (here for a schema change of a captured table) is written to the heartbeat
+     * row on the primary. A failover to a server the row's latest write had not reached yet loses it, while the stored
+     * offsets are past the change already: the next start must not resume the epoch before the renewal, or clients
+     * that never saw the renewal would keep what the change made stale, under an epoch that says nothing happened.
+     */
+    @Test
+    void aRenewalTheHeartbeatPrimaryLosesInAFailoverIsNotResumedFrom(LocalStack stack) throws Exception {
+        String name = "replica-renewal-" + ProcessHandle.current().pid();
+        primary.execute(DB, "CREATE TABLE IF NOT EXISTS renewed_item (id BIGINT PRIMARY KEY, version INT NOT NULL)");
+        replica.awaitReplicated(primary, CONVERGE);
+        Map<String, String> settings = new LinkedHashMap<>(InProcessConnector.settings(stack, name, PREFIX,
+                List.of(DB + ".renewed_item")));
+        settings.put("cdc.connector.database.host", replica.host());
+        settings.put("cdc.connector.database.port", Integer.toString(replica.port()));
+        settings.put("cdc.connector.heartbeat.primary.host", primary.host());
+        settings.put("cdc.connector.heartbeat.primary.port", Integer.toString(primary.port()));
+        settings.put("cdc.connector.heartbeat.primary.user", primary.connectorUser());
+        settings.put("cdc.connector.heartbeat.primary.password", primary.connectorPassword());
+        settings.put("cdc.connector.heartbeat.interval", "200ms");
+
+        String first;
+        try (InProcessConnector connector = InProcessConnector.start(settings)) {
+            first = verdictOf(connector).epoch();
+        }
+        String renewed = renewForASchemaChange(stack, settings, name, first);
+
+        // the primary fails over to a server its row's latest writes had not reached: the row shows the epoch before
+        primary.execute(null, "UPDATE " + MariaDbServer.HEARTBEAT_TABLE + " SET epoch = '" + first + "' WHERE id = '"
+                + name + "'");
+        String afterFailover;
+        try (InProcessConnector connector = InProcessConnector.start(settings)) {
+            Continuity started = verdictOf(connector);
+            assertThat(started.verdict()).isEqualTo(Continuity.Verdict.EPOCH_UNKNOWN);
+            assertThat(started.epoch()).isNotIn(first, renewed);
+            assertThat(started.message()).contains("failed over");
+            afterFailover = started.epoch();
+        }
+
+        // without a failover, a restart resumes a renewed epoch: clients dropped their caches for the change once
+        String renewedAgain = renewForASchemaChange(stack, settings, name, afterFailover);
+        try (InProcessConnector connector = InProcessConnector.start(settings)) {
+            Continuity restarted = verdictOf(connector);
+            assertThat(restarted.verdict()).isEqualTo(Continuity.Verdict.RESUMED);
+            assertThat(restarted.epoch()).isEqualTo(renewedAgain);
+        }
+    }
+
+    /**
+     * Runs the connector until a schema change of its table has renewed the epoch in the primary's row and a change
+     * behind it is published, then stops it: the offsets it stores are past the change.
+     *
+     * @return the renewed epoch
+     */
+    private static String renewForASchemaChange(LocalStack stack, Map<String, String> settings, String name,
+            String epoch) throws Exception {
+        String table = "renewed_item";
+        String topic = PREFIX + "." + DB + "." + table;
+        try (InProcessConnector connector = InProcessConnector.start(settings);
+                ChangeTopicRecorder recorder = new ChangeTopicRecorder(stack.kafka().bootstrapServers(),
+                        List.of(topic))) {
+            assertThat(verdictOf(connector).epoch()).isEqualTo(epoch);
+            primary.execute(DB, "ALTER TABLE " + table + " COMMENT = 'reloaded " + System.nanoTime() + "'");
+            await("the renewal in the primary's row").atMost(CONVERGE).until(() -> !epoch.equals(epochOnPrimary(name)));
+            assertThat(verdictOf(connector).verdict()).isEqualTo(Continuity.Verdict.SCHEMA_CHANGE_OF_CAPTURED_TABLE);
+            long id = System.nanoTime();
+            primary.execute(DB, "INSERT INTO " + table + " VALUES (" + id + ", 1)");
+            recorder.await(topic, c -> c.value() != null && c.value().path("after").path("id").asLong() == id, 1,
+                    CONVERGE);
+            return epochOnPrimary(name);
+        }
+    }
+
+    private static Continuity verdictOf(InProcessConnector connector) {
+        return connector.context().getBean(ContinuityState.class).current()
+                .orElseThrow(() -> new AssertionError("no continuity verdict"));
+    }
+
+    private static String epochOnPrimary(String name) throws Exception {
+        try (Connection c = primary.adminConnection(null); PreparedStatement s = c.prepareStatement(
+                "SELECT epoch FROM " + MariaDbServer.HEARTBEAT_TABLE + " WHERE id = ?")) {
+            s.setString(1, name);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
         }
     }
 

@@ -37,6 +37,7 @@ import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -189,14 +190,18 @@ class ConnectorConfiguration {
          */
         @Bean(destroyMethod = "uninstall")
         StatementEventDetector statementEventDetector(ContinuityState continuityState, HeartbeatWriter heartbeatWriter,
-                ConnectorProperties properties, DebeziumSettings settings, MeterRegistry registry) {
+                ConnectorProperties properties, DebeziumSettings settings, StoredOffsets offsets, MeterRegistry registry) {
             boolean heartbeats = !properties.getHeartbeat().getInterval().isZero()
                     && !properties.getHeartbeat().getInterval().isNegative();
             String storedOffsets = properties.getOffsets().getStore() == ConnectorProperties.OffsetStore.KAFKA
                     ? "the topic " + settings.offsetsTopic() + ": kafka-topics.sh --delete --topic " + settings.offsetsTopic()
                     : "the file " + properties.getOffsets().getFile();
+            // a heartbeat row on the replica's primary can lose a renewal in a failover: the offsets keep it too
+            Consumer<String> renewedEpochs = properties.getHeartbeat().getPrimary().isConfigured()
+                    ? offsets::recordRenewedEpoch : epoch -> { };
             return StatementEventDetector.install(new EpochRenewal(continuityState, heartbeatWriter, heartbeats,
-                    new SchemaChangeScope(settings.dataTables()), properties.getDatabase(), storedOffsets, registry));
+                    new SchemaChangeScope(settings.dataTables()), properties.getDatabase(), storedOffsets, renewedEpochs,
+                    registry));
         }
 
         @Bean

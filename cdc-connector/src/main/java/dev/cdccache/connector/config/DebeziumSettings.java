@@ -37,7 +37,7 @@ public final class DebeziumSettings {
     static final String MARIADB_CONNECTOR = "io.debezium.connector.mariadb.MariaDbConnector";
     static final String MYSQL_CONNECTOR = "io.debezium.connector.mysql.MySqlConnector";
     static final String KAFKA_OFFSET_STORE = "dev.cdccache.connector.engine.KafkaTopicOffsetStore";
-    static final String FILE_OFFSET_STORE = "org.apache.kafka.connect.storage.FileOffsetBackingStore";
+    static final String FILE_OFFSET_STORE = "dev.cdccache.connector.engine.FileOffsetStore";
     static final String KAFKA_SCHEMA_HISTORY = "io.debezium.storage.kafka.history.KafkaSchemaHistory";
     static final String JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter";
     /** Kafka Connect's connector setting for exactly-once source delivery; the export requires it. */

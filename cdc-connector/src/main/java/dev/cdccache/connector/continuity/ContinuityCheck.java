@@ -209,13 +209,21 @@ public final class ContinuityCheck {
             return new Decision(new Continuity("", Verdict.RESUMED, "Resuming at the stored binlog position " + position
                     + " (heartbeats disabled: no epoch is published).", "", clock.instant()), false);
         }
+        if (origin.isEmpty()) {
+            // which epoch, server and tables these offsets belong to is unknown: the row's epoch proves nothing of them
+            return new Decision(new Continuity(newEpoch.get(), Verdict.EPOCH_UNKNOWN, "Resuming at the stored binlog"
+                    + " position " + position + ", but the offset store holds no record of the epoch, server and tables"
+                    + " these offsets were written under (written by another program or an earlier version, or the"
+                    + " record is damaged); starting a new epoch to be safe: clients drop their cached entries of the"
+                    + " captured tables once.", "", clock.instant()), false);
+        }
         // a renewal is taken for this connector's own only where the row lives on the server whose binlog is read: a
-        // primary that fails over may lose a renewal its replica's binlog already held, and show an older one
+        // primary that fails over may lose a renewal, and show an older epoch. There every renewal is recorded with
+        // the offsets before they pass its event (StoredOffsets#recordRenewedEpoch), so the epochs must be equal
         boolean ownRenewals = !properties.getHeartbeat().getPrimary().isConfigured();
-        if (own.isPresent() && !own.get().epoch().isEmpty() && (origin.isEmpty()
-                || origin.get().epoch().equals(own.get().epoch())
+        if (own.isPresent() && !own.get().epoch().isEmpty() && (origin.get().epoch().equals(own.get().epoch())
                 || ownRenewals && EpochLineage.continues(origin.get().epoch(), own.get().epoch()))) {
-            String renewed = origin.isEmpty() || origin.get().epoch().equals(own.get().epoch()) ? ""
+            String renewed = origin.get().epoch().equals(own.get().epoch()) ? ""
                     : " (renewed while streaming since the offsets were written under " + origin.get().epoch() + ")";
             return new Decision(new Continuity(own.get().epoch(), Verdict.RESUMED, "Resuming at the stored binlog position "
                     + position + " on the server with " + server + "; epoch " + own.get().epoch() + renewed + " kept.",
@@ -223,9 +231,13 @@ public final class ContinuityCheck {
         }
         String why = own.isEmpty() || own.get().epoch().isEmpty()
                 ? "the heartbeat row of '" + name + "' (with its epoch) is gone"
-                : "the heartbeat row of '" + name + "' carries epoch " + own.get().epoch() + ", not the epoch "
-                        + origin.get().epoch() + " the stored offsets were written under, nor a renewal of it while"
-                        + " streaming: another process wrote it";
+                : !ownRenewals
+                        ? "the heartbeat row of '" + name + "' on the primary carries epoch " + own.get().epoch()
+                                + ", not the epoch " + origin.get().epoch() + " the stored offsets were written under:"
+                                + " the primary failed over and lost the row's latest writes, or another process wrote it"
+                        : "the heartbeat row of '" + name + "' carries epoch " + own.get().epoch() + ", not the epoch "
+                                + origin.get().epoch() + " the stored offsets were written under, nor a renewal of it"
+                                + " while streaming: another process wrote it";
         return new Decision(new Continuity(newEpoch.get(), Verdict.EPOCH_UNKNOWN, "Resuming at the stored binlog position "
                 + position + ", but " + why + "; starting a new epoch to be safe: clients drop their cached entries"
                 + " of the captured tables once.", "", clock.instant()), false);

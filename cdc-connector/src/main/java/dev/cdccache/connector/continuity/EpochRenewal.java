@@ -42,6 +42,7 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
     private final SchemaChangeScope captured;
     private final ConnectorProperties.Database capturedServer;
     private final String storedOffsets;
+    private final Consumer<String> renewedEpochs;
     private final Pattern ownHeartbeat;
     private final Map<UnreadableChange.Kind, Counter> counters = new EnumMap<>(UnreadableChange.Kind.class);
 
@@ -50,16 +51,20 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
      * @param capturedServer the server whose binlog is read (a replica, where one is captured)
      * @param storedOffsets where the engine stores its binlog position, as an operator would delete it (for the
      *     remedy when the engine stops at an event that may be a schema change)
+     * @param renewedEpochs given each renewed epoch before its heartbeat row is written; where the row lives on
+     *     another server than the binlog (a replica's primary), {@link StoredOffsets#recordRenewedEpoch}, so that a
+     *     failover that loses the row's renewal cannot make the next start resume the epoch before it
      */
     public EpochRenewal(ContinuityState state, HeartbeatWriter heartbeats, boolean heartbeatsOn,
             SchemaChangeScope captured, ConnectorProperties.Database capturedServer, String storedOffsets,
-            MeterRegistry registry) {
+            Consumer<String> renewedEpochs, MeterRegistry registry) {
         this.state = state;
         this.heartbeats = heartbeats;
         this.heartbeatsOn = heartbeatsOn;
         this.captured = captured;
         this.capturedServer = capturedServer;
         this.storedOffsets = storedOffsets;
+        this.renewedEpochs = renewedEpochs;
         HeartbeatRow row = heartbeats.row();
         // the writer's upsert as the binlog holds it when logged as a statement: its values inlined, the id first
         this.ownHeartbeat = Pattern.compile("^\\s*INSERT\\s+INTO\\s+`?" + Pattern.quote(row.table().database())
@@ -153,8 +158,10 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
                             + " [mariadb] in the server's configuration file, then start the connector again: it reads"
                             + " the event again and starts a new epoch for it.");
         }
-        if (state.renewFor(change, Clock.systemUTC()) != null) {
+        String renewed = state.renewFor(change, Clock.systemUTC());
+        if (renewed != null) {
             if (heartbeatsOn) {
+                renewedEpochs.accept(renewed);
                 heartbeats.writeOrFail();
             }
             if (change.kind() == UnreadableChange.Kind.INCIDENT) {

@@ -1,6 +1,8 @@
 package dev.cdccache.connector.continuity;
 
 import dev.cdccache.connector.config.ConnectorProperties;
+import dev.cdccache.connector.engine.EngineOffsetStores;
+import dev.cdccache.connector.engine.FileOffsetStore;
 import dev.cdccache.connector.engine.KafkaTopicOffsetStore;
 import io.debezium.embedded.EmbeddedWorkerConfig;
 import io.debezium.embedded.KafkaConnectUtil;
@@ -25,6 +27,9 @@ import org.apache.kafka.connect.storage.OffsetStorageWriter;
  * {@code {"server": <topic-prefix>}} in the engine's namespace (its name). Next to it, under the partition
  * {@code {"cdc-connector": "origin"}} of the same namespace, the connector keeps its {@link OffsetsOrigin}: what
  * those offsets were written under. Debezium reads only its own partition and leaves the other alone.
+ *
+ * <p>While the engine runs, the origin is written through the engine's own store ({@link EngineOffsetStores}): a
+ * second store on the same file would be overwritten by the engine's next flush.
  */
 public class StoredOffsets {
 
@@ -35,6 +40,8 @@ public class StoredOffsets {
     private final Properties engineProperties;
     private final String engineName;
     private final Map<String, String> partition;
+    private final String location;
+    private volatile OffsetsOrigin written;
 
     /**
      * @param engineProperties the engine's properties ({@code DebeziumSettings#engineProperties()})
@@ -45,6 +52,9 @@ public class StoredOffsets {
         this.engineProperties = engineProperties;
         this.engineName = engineName;
         this.partition = Map.of("server", topicPrefix);
+        Map<String, Object> settings = new HashMap<>();
+        engineProperties.forEach((k, v) -> settings.put(k.toString(), v));
+        this.location = EngineOffsetStores.location(settings);
     }
 
     /** What the store holds: Debezium's offset and the record of what it was written under, each maybe absent. */
@@ -76,6 +86,37 @@ public class StoredOffsets {
     public void write(OffsetsOrigin origin, boolean clearOffset) {
         OffsetBackingStore store = open();
         try {
+            flush(store, origin, clearOffset);
+        } finally {
+            store.stop();
+        }
+    }
+
+    /**
+     * Records that the offsets the engine stores from now on are written under {@code epoch}, renewed while
+     * streaming, before the engine can store a position past the event the epoch was renewed for (the caller is on
+     * the thread that reads the binlog, ahead of that position). Where the heartbeat row lives on another server
+     * than the binlog it could be lost there in a failover; the next start then finds this record and the row
+     * disagree and does not resume the lost epoch's predecessor.
+     *
+     * @throws IllegalStateException if no origin was written at start-up, or the store could not be written
+     */
+    public void recordRenewedEpoch(String epoch) {
+        OffsetsOrigin origin = written;
+        if (origin == null) {
+            throw new IllegalStateException("no offsets origin was recorded at start-up to renew the epoch of");
+        }
+        OffsetsOrigin renewed = new OffsetsOrigin(origin.server(), origin.tables(), epoch, origin.instance());
+        Optional<OffsetBackingStore> running = EngineOffsetStores.running(location);
+        if (running.isPresent()) {
+            flush(running.get(), renewed, false);
+        } else {
+            write(renewed, false);
+        }
+    }
+
+    private void flush(OffsetBackingStore store, OffsetsOrigin origin, boolean clearOffset) {
+        try {
             Converter converter = KafkaConnectUtil.converterForOffsetStore();
             OffsetStorageWriter writer = new OffsetStorageWriter(store, engineName, converter, converter);
             if (clearOffset) {
@@ -84,13 +125,13 @@ public class StoredOffsets {
             writer.offset(ORIGIN_PARTITION, origin.toMap());
             writer.beginFlush();
             writer.doFlush((error, result) -> { }).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            written = origin;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while writing the stored offsets", e);
         } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("could not write the stored offsets of " + engineName + ": " + e, e);
-        } finally {
-            store.stop();
+            throw new IllegalStateException("could not write the stored offsets of " + engineName + " (" + location
+                    + "): " + e, e);
         }
     }
 
@@ -98,8 +139,8 @@ public class StoredOffsets {
         Map<String, String> config = new HashMap<>();
         engineProperties.forEach((k, v) -> config.put(k.toString(), v.toString()));
         OffsetBackingStore store = kind == ConnectorProperties.OffsetStore.KAFKA
-                ? new KafkaTopicOffsetStore()
-                : KafkaConnectUtil.fileOffsetBackingStore();
+                ? KafkaTopicOffsetStore.ownedByTheConnector()
+                : FileOffsetStore.ownedByTheConnector();
         store.configure(new EmbeddedWorkerConfig(config));
         store.start();
         return store;

@@ -16,20 +16,29 @@ import org.apache.kafka.connect.util.TopicAdmin;
  * the admin client it creates the topic with when the engine stops. The store Debezium 3.5 builds
  * for {@code offset.storage=...KafkaOffsetBackingStore} never closes its admin client, which then
  * keeps reconnecting for the rest of the JVM's life; this class is named in {@code offset.storage}
- * instead and is otherwise the same store, reading the same {@code offset.storage.*} settings.
+ * instead and is otherwise the same store, reading the same {@code offset.storage.*} settings. The engine's
+ * instance is known while it runs ({@link EngineOffsetStores}).
  */
 public class KafkaTopicOffsetStore extends KafkaOffsetBackingStore {
 
     private final AdminHolder admin;
+    private final boolean engines;
+    private String location;
 
-    /** Instantiated by the engine through {@code offset.storage}. */
+    /** Instantiated by the engine through {@code offset.storage}: registered while it runs. */
     public KafkaTopicOffsetStore() {
-        this(new AdminHolder());
+        this(new AdminHolder(), true);
     }
 
-    private KafkaTopicOffsetStore(AdminHolder admin) {
+    private KafkaTopicOffsetStore(AdminHolder admin, boolean engines) {
         super(admin, () -> "cdc-connector-", KafkaConnectUtil.converterForOffsetStore());
         this.admin = admin;
+        this.engines = engines;
+    }
+
+    /** A store the connector opens for itself (before the engine starts): never registered. */
+    public static KafkaTopicOffsetStore ownedByTheConnector() {
+        return new KafkaTopicOffsetStore(new AdminHolder(), false);
     }
 
     @Override
@@ -43,10 +52,22 @@ public class KafkaTopicOffsetStore extends KafkaOffsetBackingStore {
         adminConfig.put(AdminClientConfig.CLIENT_ID_CONFIG, "cdc-connector-offsets-admin");
         admin.configure(adminConfig);
         super.configure(config);
+        location = EngineOffsetStores.location(config.originals());
+    }
+
+    @Override
+    public void start() {
+        super.start();
+        if (engines) {
+            EngineOffsetStores.started(location, this);
+        }
     }
 
     @Override
     public void stop() {
+        if (engines) {
+            EngineOffsetStores.stopped(location, this);
+        }
         try {
             super.stop();
         } finally {

@@ -143,7 +143,7 @@ class DebeziumSettingsTest {
         p.getOffsets().setStore(ConnectorProperties.OffsetStore.FILE);
         p.getOffsets().setFile(Path.of("/var/lib/cdc/offsets.dat"));
         assertThat(new DebeziumSettings(p).engineProperties())
-                .containsEntry("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore")
+                .containsEntry("offset.storage", "dev.cdccache.connector.engine.FileOffsetStore")
                 .containsEntry("offset.storage.file.filename", "/var/lib/cdc/offsets.dat");
     }
 

@@ -131,6 +131,14 @@ public final class ChangeEventEngine implements SmartLifecycle {
                 running.close(); // stores the offsets of everything marked processed
             } catch (IOException e) {
                 log.warn("Closing the Debezium engine failed", e);
+            } catch (IllegalStateException e) {
+                // After a failure the engine has shut itself down (and said why); closing it again only says so. The
+                // rest of the stop (the executor, the lease) must run all the same.
+                if (state.get() == EngineState.FAILED) {
+                    log.debug("The Debezium engine had stopped already: {}", e.getMessage());
+                } else {
+                    log.warn("Closing the Debezium engine failed: {}", e.getMessage());
+                }
             }
         }
         ExecutorService ex = executor;

@@ -234,7 +234,9 @@ public final class ContinuityCheck {
                 : !ownRenewals
                         ? "the heartbeat row of '" + name + "' on the primary carries epoch " + own.get().epoch()
                                 + ", not the epoch " + origin.get().epoch() + " the stored offsets were written under:"
-                                + " the primary failed over and lost the row's latest writes, or another process wrote it"
+                                + " the primary failed over and lost the row's latest writes, the connector stopped"
+                                + " between recording a renewal with the offsets and writing it to the row, or another"
+                                + " process wrote it"
                         : "the heartbeat row of '" + name + "' carries epoch " + own.get().epoch() + ", not the epoch "
                                 + origin.get().epoch() + " the stored offsets were written under, nor a renewal of it"
                                 + " while streaming: another process wrote it";

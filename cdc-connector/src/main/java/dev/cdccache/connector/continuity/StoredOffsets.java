@@ -99,20 +99,21 @@ public class StoredOffsets {
      * than the binlog it could be lost there in a failover; the next start then finds this record and the row
      * disagree and does not resume the lost epoch's predecessor.
      *
-     * @throws IllegalStateException if no origin was written at start-up, or the store could not be written
+     * <p>Only through the engine's running store: renewals happen while it streams, and a store of its own opened
+     * while the engine's still saves (the engine stopping) could leave the file with either write lost.
+     *
+     * @throws IllegalStateException if no origin was written at start-up, the engine's store is not running, or it
+     *     could not be written; the caller stops the engine at the event then, before a position past it is stored
      */
     public void recordRenewedEpoch(String epoch) {
         OffsetsOrigin origin = written;
         if (origin == null) {
             throw new IllegalStateException("no offsets origin was recorded at start-up to renew the epoch of");
         }
-        OffsetsOrigin renewed = new OffsetsOrigin(origin.server(), origin.tables(), epoch, origin.instance());
-        Optional<OffsetBackingStore> running = EngineOffsetStores.running(location);
-        if (running.isPresent()) {
-            flush(running.get(), renewed, false);
-        } else {
-            write(renewed, false);
-        }
+        OffsetBackingStore running = EngineOffsetStores.running(location).orElseThrow(() -> new IllegalStateException(
+                "the engine's offset store (" + location + ") is not running, so the renewed epoch " + epoch
+                        + " cannot be recorded with the offsets"));
+        flush(running, new OffsetsOrigin(origin.server(), origin.tables(), epoch, origin.instance()), false);
     }
 
     private void flush(OffsetBackingStore store, OffsetsOrigin origin, boolean clearOffset) {

@@ -46,9 +46,13 @@ public class FileOffsetStore extends FileOffsetBackingStore {
 
     @Override
     public synchronized void stop() {
-        if (engines) {
-            EngineOffsetStores.stopped(location, this);
+        try {
+            super.stop();
+        } finally {
+            // only now: a record written through this store while it still saves must not go to another one
+            if (engines) {
+                EngineOffsetStores.stopped(location, this);
+            }
         }
-        super.stop();
     }
 }

@@ -65,12 +65,12 @@ public class KafkaTopicOffsetStore extends KafkaOffsetBackingStore {
 
     @Override
     public void stop() {
-        if (engines) {
-            EngineOffsetStores.stopped(location, this);
-        }
         try {
             super.stop();
         } finally {
+            if (engines) {
+                EngineOffsetStores.stopped(location, this);
+            }
             admin.close();
         }
     }

@@ -91,10 +91,25 @@ class ReplicaHeartbeatIT {
 
     /** A connector on the replica, as the replica's connector user. */
     private static Map<String, String> onReplica(LocalStack stack, String name) {
+        return onReplica(stack, name, DB + ".item");
+    }
+
+    /** A connector on the replica capturing {@code table}, as the replica's connector user. */
+    private static Map<String, String> onReplica(LocalStack stack, String name, String table) {
         Map<String, String> settings = new LinkedHashMap<>(InProcessConnector.settings(stack, name, PREFIX,
-                List.of(DB + ".item")));
+                List.of(table)));
         settings.put("cdc.connector.database.host", replica.host());
         settings.put("cdc.connector.database.port", Integer.toString(replica.port()));
+        return settings;
+    }
+
+    /** Adds the heartbeat primary (the shared stack's MariaDB), as its connector user, and a 200 ms heartbeat. */
+    private static Map<String, String> withPrimary(Map<String, String> settings) {
+        settings.put("cdc.connector.heartbeat.primary.host", primary.host());
+        settings.put("cdc.connector.heartbeat.primary.port", Integer.toString(primary.port()));
+        settings.put("cdc.connector.heartbeat.primary.user", primary.connectorUser());
+        settings.put("cdc.connector.heartbeat.primary.password", primary.connectorPassword());
+        settings.put("cdc.connector.heartbeat.interval", "200ms");
         return settings;
     }
 
@@ -184,12 +199,7 @@ class ReplicaHeartbeatIT {
     @Test
     void aHeartbeatNeverProvesATimeAfterAPrimaryCommitThatIsNotPublishedYet(LocalStack stack) throws Exception {
         String name = "replica-beat-" + ProcessHandle.current().pid();
-        Map<String, String> settings = onReplica(stack, name);
-        settings.put("cdc.connector.heartbeat.primary.host", primary.host());
-        settings.put("cdc.connector.heartbeat.primary.port", Integer.toString(primary.port()));
-        settings.put("cdc.connector.heartbeat.primary.user", primary.connectorUser());
-        settings.put("cdc.connector.heartbeat.primary.password", primary.connectorPassword());
-        settings.put("cdc.connector.heartbeat.interval", "200ms");
+        Map<String, String> settings = withPrimary(onReplica(stack, name));
 
         List<long[]> commits = new ArrayList<>(); // version, primary time after its commit (µs since the epoch)
         try (InProcessConnector connector = InProcessConnector.start(settings);
@@ -252,15 +262,7 @@ class ReplicaHeartbeatIT {
 
     private static void renewalsAcrossAFailover(LocalStack stack, String name) throws Exception {
         replica.awaitReplicated(primary, CONVERGE);
-        Map<String, String> settings = new LinkedHashMap<>(InProcessConnector.settings(stack, name, PREFIX,
-                List.of(DB + ".renewed_item")));
-        settings.put("cdc.connector.database.host", replica.host());
-        settings.put("cdc.connector.database.port", Integer.toString(replica.port()));
-        settings.put("cdc.connector.heartbeat.primary.host", primary.host());
-        settings.put("cdc.connector.heartbeat.primary.port", Integer.toString(primary.port()));
-        settings.put("cdc.connector.heartbeat.primary.user", primary.connectorUser());
-        settings.put("cdc.connector.heartbeat.primary.password", primary.connectorPassword());
-        settings.put("cdc.connector.heartbeat.interval", "200ms");
+        Map<String, String> settings = withPrimary(onReplica(stack, name, DB + ".renewed_item"));
 
         String[] first = new String[1];
         String renewed = renewForASchemaChange(stack, settings, name, epoch -> first[0] = epoch);

@@ -60,7 +60,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * Options: {@code -Dbench.changes=1000 -Dbench.lowRate=50 -Dbench.highRate=1000 -Dbench.bulkRows=100000
  * -Dbench.rounds=1 -Dbench.idleSeconds=15 -Dbench.settleSeconds=3 -Dbench.idleWindows=1}, {@code -Dbench.set.<setting>=<value>} (every connector),
  * {@code -Dbench.<name>.set.<setting>=<value>} (one build), {@code -Dbench.jvm="..."} (extra JVM options of
- * every connector), {@code -Dbench.jfr=true} (a JFR recording of the bulk phase and of the idle phase per
+ * every connector), {@code -Dbench.<name>.jvm="..."} (of one build, after those), {@code -Dbench.jfr=true} (a JFR recording of the bulk phase and of the idle phase per
  * connector, summarised by {@link JfrSummary}), {@code -Dbench.debug=true} (slowest events).
  */
 public final class ConnectorLatencyBenchmark {
@@ -268,7 +268,9 @@ public final class ConnectorLatencyBenchmark {
                 .env("CDC_CONNECTOR_DATABASE_PASSWORD", stack.mariaDb().connectorPassword())
                 // platform.sh's connector JVM
                 .jvmArg("-Xms512m").jvmArg("-Xmx512m").jvmArg("-XX:+UseG1GC").jvmArg("-XX:MaxGCPauseMillis=20");
-        for (String option : System.getProperty("bench.jvm", "").trim().split("\\s+")) {
+        // every build's options, then this build's (-Dbench.<name>.jvm): a later option of the same kind wins
+        String options = System.getProperty("bench.jvm", "") + " " + System.getProperty("bench." + build.name() + ".jvm", "");
+        for (String option : options.trim().split("\\s+")) {
             if (!option.isEmpty()) {
                 builder.jvmArg(option);
             }

@@ -66,8 +66,8 @@ class DebeziumSettingsTest {
                 .containsEntry("heartbeat.interval.ms", "1000")
                 .doesNotContainKey("heartbeat.action.query") // written by HeartbeatWriter on a timer
                 .containsEntry("connect.keep.alive.interval.ms", "2000")
-                .containsEntry("max.batch.size", "8192")
-                .containsEntry("max.queue.size", "16384");
+                .containsEntry("max.batch.size", "1024")
+                .containsEntry("max.queue.size", "2048");
     }
 
     @Test

@@ -1,5 +1,8 @@
 package dev.cdccache.connector.startup;
 
+import io.debezium.config.Configuration;
+import io.debezium.config.Field;
+import io.debezium.connector.mariadb.MariaDbConnectorConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -140,6 +143,29 @@ public final class DebeziumOverrideCheck {
                             + " snapshots (" + String.join(", ", TUNING.stream().sorted().toList()) + ", database.ssl.*,"
                             + " driver.*) and column masking, hashing or truncation of columns no cache key is built from"
                             + " (docs/connector.md, \"Settings\").");
+        }
+        verifyValues(overrides);
+    }
+
+    /**
+     * Checks each accepted override's value with the validator Debezium's MariaDB connector declares for it, which
+     * would otherwise run only when the engine starts its task: a value such as {@code 64MB} for a number of bytes
+     * then stopped the engine at run time (exit code 3, which supervisors restart on) instead of refusing to start.
+     * Properties Debezium does not declare (JDBC driver properties, column transforms) are not checked here.
+     */
+    static void verifyValues(Map<String, String> overrides) {
+        Configuration values = Configuration.from(overrides);
+        List<String> problems = new ArrayList<>();
+        overrides.keySet().stream().sorted().forEach(property -> {
+            Field field = MariaDbConnectorConfig.ALL_FIELDS.fieldWithName(property.trim());
+            if (field != null) {
+                field.validate(values, (f, value, problem) -> problems.add(
+                        "cdc.connector.debezium." + f.name() + "=" + value + " (" + problem + ")"));
+            }
+        });
+        if (!problems.isEmpty()) {
+            throw new StartupCheckException("Debezium overrides with values Debezium refuses: " + String.join("; ", problems)
+                    + ".", "Correct them: numbers of bytes and milliseconds are plain whole numbers (67108864, not 64MB).");
         }
     }
 

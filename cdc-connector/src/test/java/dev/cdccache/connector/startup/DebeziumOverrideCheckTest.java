@@ -104,13 +104,13 @@ class DebeziumOverrideCheckTest {
                 .contains("cdc.connector.debezium.table.include.list").doesNotContain("snapshot.fetch.size");
     }
 
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"snapshot.fetch.size", "snapshot.max.threads", "snapshot.locking.mode", "errors.max.retries",
-            "errors.retry.delay.max.ms", "connect.timeout.ms", "max.queue.size.in.bytes", "custom.metric.tags",
-            "database.ssl.mode", "database.ssl.truststore", "driver.connectTimeout",
-            "schema.history.internal.kafka.recovery.attempts"})
-    void tuningSettingsStayAllowed(String property) {
-        assertThatCode(() -> DebeziumOverrideCheck.verify(Map.of(property, "1"))).doesNotThrowAnyException();
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource({"snapshot.fetch.size,1", "snapshot.max.threads,1", "snapshot.locking.mode,minimal", "errors.max.retries,1",
+            "errors.retry.delay.max.ms,1", "connect.timeout.ms,1", "max.queue.size.in.bytes,1", "custom.metric.tags,k=v",
+            "database.ssl.mode,verify-full", "database.ssl.truststore,/etc/ssl/truststore.jks", "driver.connectTimeout,1",
+            "schema.history.internal.kafka.recovery.attempts,1"})
+    void tuningSettingsStayAllowed(String property, String value) {
+        assertThatCode(() -> DebeziumOverrideCheck.verify(Map.of(property, value))).doesNotThrowAnyException();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -119,5 +119,24 @@ class DebeziumOverrideCheckTest {
     void columnRewritesPassThisCheckAndAreLeftToTheKeyColumnCheck(String property) {
         assertThat(DebeziumOverrideCheck.isColumnTransform(property)).isTrue();
         assertThatCode(() -> DebeziumOverrideCheck.verify(Map.of(property, "shop.coupon.title"))).doesNotThrowAnyException();
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource({"max.queue.size.in.bytes,64MB,long value is expected", "snapshot.locking.mode,1,minimal",
+            "connect.timeout.ms,30s,", "database.ssl.mode,on,verify-full"})
+    void aValueDebeziumWouldRefuseWhenItsTaskStartsIsRefusedAtStartUp(String property, String value, String said) {
+        StartupCheckException failure = catchThrowableOfType(StartupCheckException.class,
+                () -> DebeziumOverrideCheck.verify(Map.of(property, value)));
+
+        assertThat(failure).as("%s=%s must be refused at start-up", property, value).isNotNull();
+        assertThat(failure.getMessage()).contains("cdc.connector.debezium." + property + "=" + value)
+                .contains(said == null ? "" : said);
+        assertThat(failure.fix()).contains("67108864");
+    }
+
+    @Test
+    void wellFormedTuningValuesPass() {
+        assertThatCode(() -> DebeziumOverrideCheck.verify(Map.of("max.queue.size.in.bytes", "67108864",
+                "connect.timeout.ms", "30000", "snapshot.fetch.size", "1000"))).doesNotThrowAnyException();
     }
 }

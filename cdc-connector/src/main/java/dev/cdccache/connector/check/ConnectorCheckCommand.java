@@ -114,7 +114,7 @@ public final class ConnectorCheckCommand {
 
     private void runChecks() {
         try {
-            DebeziumOverrideCheck.verify(properties.getDebezium());
+            DebeziumOverrideCheck.verify(properties.getDebezium(), properties.getDatabase().getFlavor());
             report.ok("settings", "connector '" + properties.getName() + "', " + settings.dataTables().size()
                     + " table(s), topic prefix '" + properties.getTopicPrefix() + "'");
         } catch (StartupCheckException e) {

@@ -59,7 +59,7 @@ class ConnectorConfiguration {
     DebeziumSettings debeziumSettings(ConnectorProperties properties) {
         log.info("CDC connector settings: {}", properties); // masked: see ConnectorProperties#toString
         // before anything connects, and for the Kafka Connect export as for the engine
-        DebeziumOverrideCheck.verify(properties.getDebezium());
+        DebeziumOverrideCheck.verify(properties.getDebezium(), properties.getDatabase().getFlavor());
         return new DebeziumSettings(properties);
     }
 

@@ -1,8 +1,10 @@
 package dev.cdccache.connector.startup;
 
+import dev.cdccache.connector.config.ConnectorProperties;
 import io.debezium.config.Configuration;
 import io.debezium.config.Field;
 import io.debezium.connector.mariadb.MariaDbConnectorConfig;
+import io.debezium.connector.mysql.MySqlConnectorConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -130,6 +132,18 @@ public final class DebeziumOverrideCheck {
      * @throws StartupCheckException naming each refused setting and why
      */
     public static void verify(Map<String, String> overrides) {
+        verify(overrides, ConnectorProperties.Flavor.MARIADB);
+    }
+
+    /**
+     * Refuses every override the allow-list does not accept, then every accepted value that the Debezium connector of
+     * {@code flavor} would refuse when its task starts.
+     *
+     * @param overrides the {@code cdc.connector.debezium.*} properties, without the prefix
+     * @param flavor the server the connector reads: MariaDB and MySQL accept different values for some properties
+     * @throws StartupCheckException naming each refused setting and why
+     */
+    public static void verify(Map<String, String> overrides, ConnectorProperties.Flavor flavor) {
         List<String> refused = new ArrayList<>();
         overrides.keySet().stream().sorted().forEach(property -> {
             if (!isAllowed(property)) {
@@ -144,20 +158,23 @@ public final class DebeziumOverrideCheck {
                             + " driver.*) and column masking, hashing or truncation of columns no cache key is built from"
                             + " (docs/connector.md, \"Settings\").");
         }
-        verifyValues(overrides);
+        verifyValues(overrides, flavor);
     }
 
     /**
-     * Checks each accepted override's value with the validator Debezium's MariaDB connector declares for it, which
+     * Checks each accepted override's value with the validator Debezium's connector declares for it, which
      * would otherwise run only when the engine starts its task: a value such as {@code 64MB} for a number of bytes
      * then stopped the engine at run time (exit code 3, which supervisors restart on) instead of refusing to start.
      * Properties Debezium does not declare (JDBC driver properties, column transforms) are not checked here.
      */
-    static void verifyValues(Map<String, String> overrides) {
+    static void verifyValues(Map<String, String> overrides, ConnectorProperties.Flavor flavor) {
+        // each flavor's own fields: e.g. database.ssl.mode is verify-full for MariaDB, verify_identity for MySQL
+        Field.Set fields = flavor == ConnectorProperties.Flavor.MYSQL ? MySqlConnectorConfig.ALL_FIELDS
+                : MariaDbConnectorConfig.ALL_FIELDS;
         Configuration values = Configuration.from(overrides);
         List<String> problems = new ArrayList<>();
         overrides.keySet().stream().sorted().forEach(property -> {
-            Field field = MariaDbConnectorConfig.ALL_FIELDS.fieldWithName(property.trim());
+            Field field = fields.fieldWithName(property.trim());
             if (field != null) {
                 field.validate(values, (f, value, problem) -> problems.add(
                         "cdc.connector.debezium." + f.name() + "=" + value + " (" + problem + ")"));
@@ -165,7 +182,8 @@ public final class DebeziumOverrideCheck {
         });
         if (!problems.isEmpty()) {
             throw new StartupCheckException("Debezium overrides with values Debezium refuses: " + String.join("; ", problems)
-                    + ".", "Correct them: numbers of bytes and milliseconds are plain whole numbers (67108864, not 64MB).");
+                    + ".", "Correct them to values Debezium accepts; numbers of bytes and milliseconds are plain whole numbers"
+                    + " (67108864, not 64MB).");
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.cdccache.connector.config.ConnectorProperties;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -123,15 +124,36 @@ class DebeziumOverrideCheckTest {
 
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource({"max.queue.size.in.bytes,64MB,long value is expected", "snapshot.locking.mode,1,minimal",
-            "connect.timeout.ms,30s,", "database.ssl.mode,on,verify-full"})
+            "connect.timeout.ms,30s,integer is expected", "database.ssl.mode,on,verify-full"})
     void aValueDebeziumWouldRefuseWhenItsTaskStartsIsRefusedAtStartUp(String property, String value, String said) {
         StartupCheckException failure = catchThrowableOfType(StartupCheckException.class,
                 () -> DebeziumOverrideCheck.verify(Map.of(property, value)));
 
         assertThat(failure).as("%s=%s must be refused at start-up", property, value).isNotNull();
-        assertThat(failure.getMessage()).contains("cdc.connector.debezium." + property + "=" + value)
-                .contains(said == null ? "" : said);
-        assertThat(failure.fix()).contains("67108864");
+        assertThat(failure.getMessage()).contains("cdc.connector.debezium." + property + "=" + value).contains(said);
+        assertThat(failure.fix()).startsWith("Correct them");
+    }
+
+    @Test
+    void valuesAreCheckedAgainstTheFlavorTheConnectorReads() {
+        // MySQL's TLS modes are not MariaDB's: each flavor accepts its own and refuses the other's
+        assertThatCode(() -> DebeziumOverrideCheck.verify(Map.of("database.ssl.mode", "required"),
+                ConnectorProperties.Flavor.MYSQL)).doesNotThrowAnyException();
+        assertThat(catchThrowableOfType(StartupCheckException.class, () -> DebeziumOverrideCheck.verify(
+                Map.of("database.ssl.mode", "required"), ConnectorProperties.Flavor.MARIADB)).getMessage())
+                .contains("cdc.connector.debezium.database.ssl.mode=required");
+        assertThat(catchThrowableOfType(StartupCheckException.class, () -> DebeziumOverrideCheck.verify(
+                Map.of("database.ssl.mode", "verify-full"), ConnectorProperties.Flavor.MYSQL)).getMessage())
+                .contains("cdc.connector.debezium.database.ssl.mode=verify-full");
+    }
+
+    @Test
+    void everyRefusedValueIsNamedInOneMessage() {
+        StartupCheckException failure = catchThrowableOfType(StartupCheckException.class, () -> DebeziumOverrideCheck.verify(
+                Map.of("max.queue.size.in.bytes", "64MB", "connect.timeout.ms", "30s", "snapshot.fetch.size", "1000")));
+
+        assertThat(failure.getMessage()).contains("max.queue.size.in.bytes=64MB").contains("connect.timeout.ms=30s")
+                .doesNotContain("snapshot.fetch.size");
     }
 
     @Test

@@ -126,16 +126,6 @@ public final class DebeziumOverrideCheck {
     }
 
     /**
-     * Refuses every override the allow-list does not accept.
-     *
-     * @param overrides the {@code cdc.connector.debezium.*} properties, without the prefix
-     * @throws StartupCheckException naming each refused setting and why
-     */
-    public static void verify(Map<String, String> overrides) {
-        verify(overrides, ConnectorProperties.Flavor.MARIADB);
-    }
-
-    /**
      * Refuses every override the allow-list does not accept, then every accepted value that the Debezium connector of
      * {@code flavor} would refuse when its task starts.
      *

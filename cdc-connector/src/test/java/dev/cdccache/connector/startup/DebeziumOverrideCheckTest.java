@@ -1,5 +1,6 @@
 package dev.cdccache.connector.startup;
 
+import static dev.cdccache.connector.config.ConnectorProperties.Flavor.MARIADB;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -17,7 +18,7 @@ class DebeziumOverrideCheckTest {
 
     private static StartupCheckException refused(String property, String value) {
         StartupCheckException failure = catchThrowableOfType(StartupCheckException.class,
-                () -> DebeziumOverrideCheck.verify(Map.of(property, value)));
+                () -> DebeziumOverrideCheck.verify(Map.of(property, value), MARIADB));
         assertThat(failure).as("%s=%s must be refused", property, value).isNotNull();
         assertThat(failure.getMessage()).contains("cdc.connector.debezium." + property);
         assertThat(failure.fix()).contains("Remove them");
@@ -99,7 +100,7 @@ class DebeziumOverrideCheckTest {
         overrides.put("skipped.operations", "t");
         overrides.put("snapshot.fetch.size", "1000");
         overrides.put("table.include.list", "x");
-        StartupCheckException failure = catchThrowableOfType(StartupCheckException.class, () -> DebeziumOverrideCheck.verify(overrides));
+        StartupCheckException failure = catchThrowableOfType(StartupCheckException.class, () -> DebeziumOverrideCheck.verify(overrides, MARIADB));
 
         assertThat(failure.getMessage()).contains("cdc.connector.debezium.skipped.operations")
                 .contains("cdc.connector.debezium.table.include.list").doesNotContain("snapshot.fetch.size");
@@ -111,7 +112,7 @@ class DebeziumOverrideCheckTest {
             "database.ssl.mode,verify-full", "database.ssl.truststore,/etc/ssl/truststore.jks", "driver.connectTimeout,1",
             "schema.history.internal.kafka.recovery.attempts,1"})
     void tuningSettingsStayAllowed(String property, String value) {
-        assertThatCode(() -> DebeziumOverrideCheck.verify(Map.of(property, value))).doesNotThrowAnyException();
+        assertThatCode(() -> DebeziumOverrideCheck.verify(Map.of(property, value), MARIADB)).doesNotThrowAnyException();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -119,7 +120,7 @@ class DebeziumOverrideCheckTest {
             "column.mask.hash.v2.SHA-256.with.salt.pepper", "column.truncate.to.20.chars"})
     void columnRewritesPassThisCheckAndAreLeftToTheKeyColumnCheck(String property) {
         assertThat(DebeziumOverrideCheck.isColumnTransform(property)).isTrue();
-        assertThatCode(() -> DebeziumOverrideCheck.verify(Map.of(property, "shop.coupon.title"))).doesNotThrowAnyException();
+        assertThatCode(() -> DebeziumOverrideCheck.verify(Map.of(property, "shop.coupon.title"), MARIADB)).doesNotThrowAnyException();
     }
 
     @ParameterizedTest(name = "{0}={1}")
@@ -127,7 +128,7 @@ class DebeziumOverrideCheckTest {
             "connect.timeout.ms,30s,integer is expected", "database.ssl.mode,on,verify-full"})
     void aValueDebeziumWouldRefuseWhenItsTaskStartsIsRefusedAtStartUp(String property, String value, String said) {
         StartupCheckException failure = catchThrowableOfType(StartupCheckException.class,
-                () -> DebeziumOverrideCheck.verify(Map.of(property, value)));
+                () -> DebeziumOverrideCheck.verify(Map.of(property, value), MARIADB));
 
         assertThat(failure).as("%s=%s must be refused at start-up", property, value).isNotNull();
         assertThat(failure.getMessage()).contains("cdc.connector.debezium." + property + "=" + value).contains(said);
@@ -150,7 +151,7 @@ class DebeziumOverrideCheckTest {
     @Test
     void everyRefusedValueIsNamedInOneMessage() {
         StartupCheckException failure = catchThrowableOfType(StartupCheckException.class, () -> DebeziumOverrideCheck.verify(
-                Map.of("max.queue.size.in.bytes", "64MB", "connect.timeout.ms", "30s", "snapshot.fetch.size", "1000")));
+                Map.of("max.queue.size.in.bytes", "64MB", "connect.timeout.ms", "30s", "snapshot.fetch.size", "1000"), MARIADB));
 
         assertThat(failure.getMessage()).contains("max.queue.size.in.bytes=64MB").contains("connect.timeout.ms=30s")
                 .doesNotContain("snapshot.fetch.size");
@@ -159,6 +160,6 @@ class DebeziumOverrideCheckTest {
     @Test
     void wellFormedTuningValuesPass() {
         assertThatCode(() -> DebeziumOverrideCheck.verify(Map.of("max.queue.size.in.bytes", "67108864",
-                "connect.timeout.ms", "30000", "snapshot.fetch.size", "1000"))).doesNotThrowAnyException();
+                "connect.timeout.ms", "30000", "snapshot.fetch.size", "1000"), MARIADB)).doesNotThrowAnyException();
     }
 }

@@ -20,6 +20,12 @@ public final class AppliedPositions {
     private final ConcurrentMap<Long, long[]> mariaDb = new ConcurrentHashMap<>();
     /** MySQL source UUID -> highest transaction number seen. */
     private final ConcurrentMap<String, Long> mySql = new ConcurrentHashMap<>();
+    /**
+     * The last GTID recorded. Every row of a transaction carries the same one, and positions only grow, so seeing it
+     * again cannot move anything: not parsed again. Volatile: written after the maps, so whoever reads it sees
+     * them updated.
+     */
+    private volatile String lastRecorded;
 
     /**
      * Records a change's GTID ({@code source.gtid}); {@code null}, empty or unparsable values are ignored.
@@ -27,9 +33,15 @@ public final class AppliedPositions {
      * @return whether the position moved
      */
     public boolean advance(String gtid) {
-        if (gtid == null || gtid.isEmpty()) {
+        if (gtid == null || gtid.isEmpty() || gtid.equals(lastRecorded)) {
             return false;
         }
+        boolean moved = record(gtid);
+        lastRecorded = gtid;
+        return moved;
+    }
+
+    private boolean record(String gtid) {
         int colon = gtid.lastIndexOf(':');
         if (colon > 0) {
             long n = parse(gtid.substring(colon + 1));

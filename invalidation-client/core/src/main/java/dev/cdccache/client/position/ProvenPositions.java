@@ -107,6 +107,9 @@ public final class ProvenPositions {
 
     /** Each cache's topics. */
     private final Map<String, List<String>> topicsByCache;
+    /** Consumer thread: the GTID {@link #component} parsed last, and what it gave ({@code null} if unparsable). */
+    private String lastGtid;
+    private CommitPosition.Component lastComponent;
     /** Consumer thread: per topic, per partition, per source, the highest sequence applied from that partition. */
     private final Map<String, Map<Integer, Map<String, Long>>> events = new HashMap<>();
     /** Consumer thread: per connector identity, per source, the highest sequence of its heartbeats applied. */
@@ -155,7 +158,7 @@ public final class ProvenPositions {
      * done. {@code null} or unparsable GTIDs (snapshot reads, a server without GTIDs) prove nothing.
      */
     public void eventApplied(String topic, int partition, String gtid) {
-        CommitPosition.Component c = gtid == null ? null : CommitPosition.component(gtid);
+        CommitPosition.Component c = component(gtid);
         if (c == null) {
             return;
         }
@@ -173,6 +176,21 @@ public final class ProvenPositions {
             sources.put(c.source(), c.sequence());
             dirty = true;
         }
+    }
+
+    /**
+     * The parsed GTID; the last one is kept, since every row of a transaction carries the same GTID. Only the parse
+     * is saved: the bookkeeping above still runs for every event, a sequence that went back included.
+     */
+    private CommitPosition.Component component(String gtid) {
+        if (gtid == null) {
+            return null;
+        }
+        if (!gtid.equals(lastGtid)) {
+            lastComponent = CommitPosition.component(gtid);
+            lastGtid = gtid;
+        }
+        return lastComponent;
     }
 
     /** Consumer thread: an accepted heartbeat of {@code connector} (its identity in the coverage) with {@code gtid}. */

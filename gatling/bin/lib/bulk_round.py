@@ -6,10 +6,14 @@ topic's partitions are likely all among theirs: a change waits for the rows ahea
 Meanwhile it polls each instance for the probes (one bulk request; the time each first shows its new name) and for
 its count of consumed events of the coupon topic (the time of its last increase is when that instance had applied
 the whole round). Times are measured from the large UPDATE's commit, read from the database's clock on the same host.
+With --cpu NAME=PID, it also samples each process's CPU time (user + system, /proc/PID/stat) and reports what
+each used from just before the UPDATE until every instance had consumed the round: CPU per row changed, process by
+process (connector, broker, database, each instance), since all of them share the host's cores.
 """
 import argparse
 import http.client
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -86,6 +90,46 @@ class Instance:
             time.sleep(EVENTS_POLL_S)
 
 
+CPU_POLL_S = 0.1
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid):
+    """User + system CPU seconds of a process so far, or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            # the fields after the command name, which is in parentheses and may hold spaces
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class CpuSampler:
+    """Samples the CPU time of named processes every CPU_POLL_S: (time, {name: seconds}) in order."""
+
+    def __init__(self, processes):
+        self.processes = processes  # name -> pid
+        self.samples = []
+
+    def sample(self):
+        self.samples.append((time.time(), {n: cpu_seconds(pid) for n, pid in self.processes.items()}))
+
+    def run(self, stop):
+        while not stop.is_set():
+            self.sample()
+            time.sleep(CPU_POLL_S)
+
+    def used(self, start, end):
+        """Per name, the CPU seconds between the last sample at or before start and the first at or after end."""
+        before = next((s for t, s in reversed(self.samples) if t <= start), None)
+        after = next((s for t, s in self.samples if t >= end), None)
+        if before is None or after is None:
+            return {}
+        return {n: after[n] - before[n] for n in self.processes
+                if before.get(n) is not None and after.get(n) is not None}
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ports", required=True)
@@ -96,8 +140,16 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--timeout", type=float, default=120)
     p.add_argument("--settle", type=float, default=3, help="seconds without a new event that end the round")
+    p.add_argument("--cpu", action="append", default=[], metavar="NAME=PID",
+                   help="a process whose CPU time per row to report (repeatable)")
     p.add_argument("--sql", nargs=argparse.REMAINDER, required=True, help="the database client command")
     a = p.parse_args()
+    processes = {}
+    for spec in a.cpu:
+        name, _, pid = spec.partition("=")
+        if not name or not pid.isdigit():
+            sys.exit(f"--cpu {spec}: NAME=PID expected")
+        processes[name] = int(pid)
 
     probes = [int(i) for i in a.coupon_ids.split(",")]
     instances = [Instance(int(port), probes, a.topic) for port in a.ports.split()]
@@ -110,8 +162,12 @@ def main():
     stop = threading.Event()
     threads = [threading.Thread(target=i.watch_name, args=(new_name, len(probes), stop), daemon=True) for i in instances]
     threads += [threading.Thread(target=i.watch_events, args=(stop,), daemon=True) for i in instances]
+    cpu = CpuSampler(processes)
+    threads.append(threading.Thread(target=cpu.run, args=(stop,), daemon=True))
     for t in threads:
         t.start()
+    time.sleep(2 * CPU_POLL_S)  # a CPU sample before the UPDATE
+    sql_started = time.time()
 
     # The probes are left out of the large UPDATE: their entries must stay cached until the stream evicts them for
     # the probes' change (or a table-wide eviction), not be evicted early by their own rows of the large UPDATE.
@@ -137,6 +193,7 @@ def main():
         if settled and all(i.seen_at is not None for i in instances):
             break
         time.sleep(0.1)
+    cpu.sample()
     stop.set()
 
     ms = lambda t: "" if t is None else f"{(t - bulk_commit) * 1000:.0f}"
@@ -158,6 +215,16 @@ def main():
         figures[f"instance.{i.port}.events.per.s"] = f"{events / consumed:.0f}" if consumed and consumed > 0 else ""
         figures[f"instance.{i.port}.poll.errors"] = str(len(i.errors))
         ok = ok and i.seen_at is not None and events > 0
+    consumed_at = [i.events_changed_at for i in instances]
+    if processes and None not in consumed_at:
+        used = cpu.used(sql_started, max(consumed_at))
+        changed = int(rows) if rows.isdigit() else 0
+        for name, seconds in used.items():
+            figures[f"cpu.{name}.s"] = f"{seconds:.2f}"
+            figures[f"cpu.{name}.us.per.row"] = f"{seconds * 1e6 / changed:.1f}" if changed else ""
+        if used and changed:
+            figures["cpu.all.us.per.row"] = f"{sum(used.values()) * 1e6 / changed:.1f}"
+            figures["cpu.window.s"] = f"{max(consumed_at) - sql_started:.2f}"
     with open(a.out, "w") as f:
         for k, v in figures.items():
             f.write(f"{k}={v}\n")
@@ -168,6 +235,10 @@ def main():
     print(f"{a.config} round {a.round}: {rows} rows updated; the {len(probes)} probes' change was committed"
           f" {figures['probes.commit.ms']} ms after them and served (first-last probe) by {visible};"
           f" consumed: {consumed}", flush=True)
+    if "cpu.all.us.per.row" in figures:
+        per = ", ".join(f"{n} {figures[f'cpu.{n}.us.per.row']}" for n in processes if f"cpu.{n}.us.per.row" in figures)
+        print(f"  CPU per row changed, in us, until every instance had consumed the round: {per};"
+              f" all {figures['cpu.all.us.per.row']} over {figures['cpu.window.s']} s", flush=True)
     if not ok:
         sys.exit("the probes' change was not served by every instance, an instance consumed no event, or the event"
                  f" counts had not settled for {a.settle:.0f} s, within {a.timeout:.0f} s")
@@ -188,7 +259,9 @@ def summary(results_dir):
             events = min(float(p[f"instance.{x}.events"]) for x in ports)
         except (KeyError, ValueError):
             continue  # a failed round: its file says what is missing
-        rounds.setdefault(p["config"], []).append((served / 1000, consumed / 1000, events))
+        cpu = {k[len("cpu."):-len(".us.per.row")]: float(v) for k, v in p.items()
+               if k.startswith("cpu.") and k.endswith(".us.per.row") and v}
+        rounds.setdefault(p["config"], []).append((served / 1000, consumed / 1000, events, cpu))
     fmt = lambda xs, unit: (f"{statistics.median(xs):.2f}{unit} ({min(xs):.2f}-{max(xs):.2f})")
     print("configuration | rounds | served by both instances (last probe) | all consumed | events per s (all rows as"
           " events only)")
@@ -198,6 +271,15 @@ def summary(results_dir):
         rates = [r[2] / r[1] for r in rs if r[1] > 0]
         print(f"{config} | {len(rs)} | {fmt(served, ' s')} | {fmt(consumed, ' s')} | "
               f"{statistics.median(rates):.0f} ({min(rates):.0f}-{max(rates):.0f})")
+    cpu_rows = [(config, rs) for config, rs in rounds.items() if any(r[3] for r in rs)]
+    if cpu_rows:
+        print()
+        print("CPU per row changed (us, user + system), from the UPDATE until every instance had consumed the round:"
+              " median (min-max)")
+        for config, rs in cpu_rows:
+            names = [n for n in rs[0][3] if all(n in r[3] for r in rs)]
+            per = lambda xs: f"{statistics.median(xs):.1f} ({min(xs):.1f}-{max(xs):.1f})"
+            print(f"{config}: " + "; ".join(f"{n} {per([r[3][n] for r in rs])}" for n in names))
 
 
 if __name__ == "__main__":

@@ -272,6 +272,44 @@ class ChangeEventsIT {
     }
 
     @Test
+    void aLostBinlogConnectionIsCountedAndStreamingGoesOn() throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        db.execute(DB, "INSERT INTO item (id, name, price, version) VALUES (40, 'before-cut', 1, 1)");
+        recorder.await(ITEM_TOPIC, c -> key(c, 40), 1, WAIT);
+        double before = binlogDisconnects(http);
+
+        // Cut the binlog connection from the server's side, as a network cut or a killed session would.
+        int killed = 0;
+        try (Connection admin = db.adminConnection(DB); Statement statement = admin.createStatement()) {
+            List<Long> dumps = new java.util.ArrayList<>();
+            try (var rows = statement.executeQuery(
+                    "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")) {
+                while (rows.next()) {
+                    dumps.add(rows.getLong(1));
+                }
+            }
+            for (long id : dumps) {
+                statement.execute("KILL CONNECTION " + id);
+                killed++;
+            }
+        }
+        assertThat(killed).as("binlog dump connections on the server").isPositive();
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(binlogDisconnects(http)).isGreaterThan(before));
+        db.execute(DB, "INSERT INTO item (id, name, price, version) VALUES (41, 'after-cut', 1, 1)");
+        assertThat(recorder.await(ITEM_TOPIC, c -> key(c, 41), 1, WAIT)).hasSize(1);
+    }
+
+    /** {@code cdc_connector_binlog_disconnects_total} as the connector exports it. */
+    private static double binlogDisconnects(HttpClient http) throws Exception {
+        String metrics = http.send(HttpRequest.newBuilder(URI.create(connector.baseUrl() + "/actuator/prometheus")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        return metrics.lines().filter(l -> l.startsWith("cdc_connector_binlog_disconnects_total "))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1))).findFirst()
+                .orElseThrow(() -> new AssertionError("no cdc_connector_binlog_disconnects_total in\n" + metrics));
+    }
+
+    @Test
     void healthIsUpWithEngineDatabaseAndKafkaAndMetricsArePublishedForPrometheus() throws Exception {
         db.execute(DB, "INSERT INTO item (id, name, price, version) VALUES (30, 'metric', 1, 1)");
         recorder.await(ITEM_TOPIC, c -> key(c, 30), 1, WAIT);

@@ -111,7 +111,9 @@ class ConnectorConfiguration {
 
         @Bean
         PublishMetrics publishMetrics(MeterRegistry registry, ObjectProvider<ChangeEventEngine> engine) {
-            return new PublishMetrics(registry, () -> engine.getObject().state().code());
+            PublishMetrics metrics = new PublishMetrics(registry, () -> engine.getObject().state().code());
+            metrics.bindBinlogDisconnects(() -> engine.getObject().binlogDisconnects());
+            return metrics;
         }
 
         @Bean

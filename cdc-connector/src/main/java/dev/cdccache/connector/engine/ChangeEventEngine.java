@@ -94,6 +94,7 @@ public final class ChangeEventEngine implements SmartLifecycle {
         if (log.isDebugEnabled()) {
             log.debug("Debezium engine properties: {}", settings.maskedEngineProperties());
         }
+        streaming.engineStarting();
         engine = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                 .using(settings.engineProperties())
                 .using(this::completed)
@@ -164,6 +165,17 @@ public final class ChangeEventEngine implements SmartLifecycle {
     @Override
     public boolean isRunning() {
         return engine != null;
+    }
+
+    /**
+     * Binlog connections lost and re-established since this process started: a database restart or network cut,
+     * and also a binlog reader that waited longer than the keep-alive interval for room in a full queue (Kafka slow
+     * or away), which the binlog client takes for a lost connection. Each reconnect resumes at the start of the
+     * transaction in progress, so its rows are published again. Debezium's count starts at 0 with every engine;
+     * this one keeps growing across engine restarts, as a counter must.
+     */
+    public long binlogDisconnects() {
+        return streaming.disconnects();
     }
 
     /** The current state; {@link EngineState#STREAMING} once the binlog reader is connected. */

@@ -1,6 +1,7 @@
 package dev.cdccache.connector.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -9,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -23,7 +25,9 @@ import java.util.function.Supplier;
  *   <li>{@code cdc_connector_transactions_coalesced_total{table}}: transactions whose remaining row events of the
  *       table were replaced by one table-wide eviction (docs/connector.md, "Large transactions");</li>
  *   <li>{@code cdc_connector_events_suppressed_total{table}}: row events not published because such an eviction
- *       covers them.</li>
+ *       covers them;</li>
+ *   <li>{@code cdc_connector_binlog_disconnects_total}: binlog connections lost and re-established (each one
+ *       publishes the transaction in progress again).</li>
  * </ul>
  */
 public final class PublishMetrics {
@@ -35,6 +39,7 @@ public final class PublishMetrics {
     private final Counter failures;
     private final Timer lag;
     private final AtomicLong lastEventEpochMillis = new AtomicLong();
+    private volatile LongSupplier disconnects = () -> 0;
 
     public PublishMetrics(MeterRegistry registry, Supplier<Number> engineState) {
         this.registry = registry;
@@ -53,6 +58,19 @@ public final class PublishMetrics {
                 .register(registry);
         Gauge.builder("cdc.connector.engine.state", engineState) // strong reference: the supplier lives nowhere else
                 .description("0 stopped, 1 starting, 2 streaming, 3 failed")
+                .register(registry);
+    }
+
+    /**
+     * Registers {@code cdc.connector.binlog.disconnects}, read from {@code disconnects} when scraped. The supplier
+     * is held strongly here: a function counter keeps its object only weakly.
+     */
+    public void bindBinlogDisconnects(LongSupplier disconnects) {
+        this.disconnects = disconnects;
+        FunctionCounter.builder("cdc.connector.binlog.disconnects", this, m -> m.disconnects.getAsLong())
+                .description("Binlog connections lost and re-established (database restart, network cut, or a reader "
+                        + "that waited longer than the keep-alive interval for queue room); each publishes the "
+                        + "transaction in progress again")
                 .register(registry);
     }
 

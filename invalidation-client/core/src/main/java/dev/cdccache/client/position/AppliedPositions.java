@@ -22,8 +22,9 @@ public final class AppliedPositions {
     private final ConcurrentMap<String, Long> mySql = new ConcurrentHashMap<>();
     /**
      * The last GTID recorded. Every row of a transaction carries the same one, and positions only grow, so seeing it
-     * again cannot move anything: not parsed again. Volatile: written after the maps, so whoever reads it sees
-     * them updated.
+     * again cannot move anything: not parsed again. Anything that ever lowers or clears a position must clear this
+     * too, or the same GTID after it would not be recorded. Volatile and written after the maps: were advance
+     * called from several threads, one that finds its GTID here would find it in the maps as well.
      */
     private volatile String lastRecorded;
 

@@ -4,6 +4,9 @@ import dev.cdccache.connector.config.ConnectorProperties.Flavor;
 import dev.cdccache.connector.heartbeat.HeartbeatRow;
 import dev.cdccache.contract.ConnectorHeader;
 import dev.cdccache.contract.Epoch;
+import io.debezium.config.Field;
+import io.debezium.connector.mariadb.MariaDbConnectorConfig;
+import io.debezium.connector.mysql.MySqlConnectorConfig;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -126,6 +129,14 @@ public final class DebeziumSettings {
     /** The Debezium connector class for the configured flavor. */
     public String connectorClass() {
         return properties.getDatabase().getFlavor() == Flavor.MYSQL ? MYSQL_CONNECTOR : MARIADB_CONNECTOR;
+    }
+
+    /**
+     * The properties the Debezium connector of {@code flavor} (the one {@link #connectorClass()} names) declares,
+     * with their validators: MariaDB and MySQL accept different values for some of them.
+     */
+    public static Field.Set declaredFields(Flavor flavor) {
+        return flavor == Flavor.MYSQL ? MySqlConnectorConfig.ALL_FIELDS : MariaDbConnectorConfig.ALL_FIELDS;
     }
 
     /**

@@ -168,11 +168,9 @@ public final class ChangeEventEngine implements SmartLifecycle {
     }
 
     /**
-     * Binlog connections lost and re-established since this process started: a database restart or network cut,
-     * and also a binlog reader that waited longer than the keep-alive interval for room in a full queue (Kafka slow
-     * or away), which the binlog client takes for a lost connection. Each reconnect resumes at the start of the
-     * transaction in progress, so its rows are published again. Debezium's count starts at 0 with every engine;
-     * this one keeps growing across engine restarts, as a counter must.
+     * Binlog connections lost and re-established since this process started (counted as {@code StreamingStatus} explains),
+     * including a binlog reader that waited longer than the keep-alive interval for room in a full queue. Each
+     * reconnect resumes at the start of the transaction in progress, so its rows are published again.
      */
     public long binlogDisconnects() {
         return streaming.disconnects();

@@ -1,10 +1,9 @@
 package dev.cdccache.connector.startup;
 
 import dev.cdccache.connector.config.ConnectorProperties;
+import dev.cdccache.connector.config.DebeziumSettings;
 import io.debezium.config.Configuration;
 import io.debezium.config.Field;
-import io.debezium.connector.mariadb.MariaDbConnectorConfig;
-import io.debezium.connector.mysql.MySqlConnectorConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -159,8 +158,7 @@ public final class DebeziumOverrideCheck {
      */
     static void verifyValues(Map<String, String> overrides, ConnectorProperties.Flavor flavor) {
         // each flavor's own fields: e.g. database.ssl.mode is verify-full for MariaDB, verify_identity for MySQL
-        Field.Set fields = flavor == ConnectorProperties.Flavor.MYSQL ? MySqlConnectorConfig.ALL_FIELDS
-                : MariaDbConnectorConfig.ALL_FIELDS;
+        Field.Set fields = DebeziumSettings.declaredFields(flavor);
         Configuration values = Configuration.from(overrides);
         List<String> problems = new ArrayList<>();
         overrides.keySet().stream().sorted().forEach(property -> {

@@ -175,11 +175,23 @@ bench_lag_run() {
 
 # Starts the stack, generates the data, starts ticket-orchestrator and the connector. The coupon-service
 # instances are started separately (bench_start_coupons), because the report restarts them per cache mode.
+#   bench_start_platform [TICKET_MODE | none]
+# "none" leaves ticket-orchestrator and ticket_db out, for a run that measures coupon-service alone: the
+# connector then captures the coupon tables and the lag probe only (CAPTURED_TABLES is narrowed to match, for a
+# later restart of the connector), and no idle service takes CPU from the one measured.
 bench_start_platform() {
   local ticket_mode=${1:-batched}
   mkdir -p "$BENCH_DIR/logs" "$BENCH_DIR/gc"
   bench_start_stack || return 1
   platform_create_database coupon_db || return 1
+  if [ "$ticket_mode" = none ]; then
+    CAPTURED_TABLES=$(echo "$CAPTURED_TABLES" | tr ' ' '\n' | grep -v '^ticket_db\.' | paste -sd' ')
+    bench_generate_coupons || return 1
+    bench_lag_setup || return 1
+    # shellcheck disable=SC2086
+    platform_start_connector "$CONNECTOR_PORT" $CAPTURED_TABLES
+    return
+  fi
   platform_create_database ticket_db || return 1
   # ticket-orchestrator creates ticket_db's tables, and the connector checks that every captured table
   # exists; the service's health in turn stays DOWN until the connector has created the topics it

@@ -109,21 +109,16 @@ public final class KafkaCluster implements AutoCloseable {
         return Admin.create(props);
     }
 
-    /** Stops every broker (resuming paused ones first) and deletes the data. */
+    /**
+     * Kills every broker (SIGKILL) and deletes the data. Not a graceful stop: the data goes next, and KRaft nodes
+     * stopping together wait on each other's quorum until their grace period (30 s) runs out. A test that needs
+     * a clean shutdown stops a broker itself ({@link KafkaBroker#stop()}).
+     */
     @Override
     public void close() {
-        for (KafkaBroker broker : brokers) {
-            try {
-                if (broker.isRunning()) {
-                    broker.resume(); // a stopped process does not act on SIGTERM
-                }
-            } catch (RuntimeException ignored) {
-                // not running any more
-            }
-        }
         brokers.parallelStream().forEach(b -> {
             try {
-                b.stop();
+                b.kill(); // also ends a paused broker: SIGKILL needs no SIGCONT
             } catch (RuntimeException ignored) {
                 // keep stopping the others
             }

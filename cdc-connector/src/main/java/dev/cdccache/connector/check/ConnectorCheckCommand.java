@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +25,7 @@ import java.util.Map;
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -46,18 +48,21 @@ public final class ConnectorCheckCommand {
     public static final String COMMAND = "check";
 
     private static final Duration KAFKA_TIMEOUT = Duration.ofSeconds(15);
-    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(30);
+    /** How long the probe waits for its heartbeat by default ({@code --probe-timeout} changes it). */
+    static final Duration DEFAULT_PROBE_TIMEOUT = Duration.ofSeconds(30);
 
     private final ConnectorProperties properties;
     private final DebeziumSettings settings;
     private final CheckReport report;
     private final boolean probe;
+    private final Duration probeTimeout;
 
-    private ConnectorCheckCommand(ConnectorProperties properties, CheckReport report, boolean probe) {
+    private ConnectorCheckCommand(ConnectorProperties properties, CheckReport report, boolean probe, Duration probeTimeout) {
         this.properties = properties;
         this.settings = new DebeziumSettings(properties);
         this.report = report;
         this.probe = probe;
+        this.probeTimeout = probeTimeout;
     }
 
     /** Whether {@code args} ask for this command. */
@@ -69,6 +74,7 @@ public final class ConnectorCheckCommand {
     public static int run(String[] args, PrintStream out) {
         Path config = null;
         boolean probe = true;
+        Duration probeTimeout = DEFAULT_PROBE_TIMEOUT;
         List<String> springArgs = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
             if (args[i].equals("--config") && i + 1 < args.length) {
@@ -77,6 +83,14 @@ public final class ConnectorCheckCommand {
                 config = Path.of(args[i].substring("--config=".length()));
             } else if (args[i].equals("--no-probe")) {
                 probe = false;
+            } else if (args[i].equals("--probe-timeout") || args[i].startsWith("--probe-timeout=")) {
+                String value = args[i].contains("=") ? args[i].substring(args[i].indexOf('=') + 1)
+                        : i + 1 < args.length ? args[++i] : "";
+                probeTimeout = probeTimeout(value);
+                if (probeTimeout == null) {
+                    return usage(out, "--probe-timeout needs a positive duration such as 30s, 2m or 500ms, was '"
+                            + value + "'");
+                }
             } else if (args[i].equals("--help") || args[i].equals("-h")) {
                 return usage(out, null);
             } else {
@@ -108,7 +122,7 @@ public final class ConnectorCheckCommand {
                     "fix the named setting under cdc.connector (docs/connector.md lists them all)");
             return report.finish();
         }
-        new ConnectorCheckCommand(properties, report, probe).runChecks();
+        new ConnectorCheckCommand(properties, report, probe, probeTimeout).runChecks();
         return report.finish();
     }
 
@@ -131,7 +145,7 @@ public final class ConnectorCheckCommand {
             List<String> failed = report.failedChecks();
             report.skip("probe", probeSkipped(failed.subList(failedBefore, failed.size())));
         } else {
-            HeartbeatProbe.Outcome outcome = new HeartbeatProbe(properties, settings.heartbeatRow().get(), PROBE_TIMEOUT).run();
+            HeartbeatProbe.Outcome outcome = new HeartbeatProbe(properties, settings.heartbeatRow().get(), probeTimeout).run();
             if (outcome instanceof HeartbeatProbe.Outcome.Arrived arrived) {
                 report.ok("probe", "a heartbeat written now reached " + arrived.topic() + " after "
                         + arrived.elapsed().toMillis() + " ms");
@@ -326,7 +340,20 @@ public final class ConnectorCheckCommand {
             out.println(problem);
         }
         out.println("usage: java -jar cdc-connector-exec.jar check --config <connector.yml> [--no-probe]"
-                + " [--cdc.connector.<setting>=<value> ...]");
+                + " [--probe-timeout <duration, default 30s>] [--cdc.connector.<setting>=<value> ...]");
         return 2;
+    }
+
+    /**
+     * A positive duration in Spring Boot's notation ({@code 30s}, {@code 500ms}, {@code PT1M}; a bare number is
+     * seconds), or null.
+     */
+    static Duration probeTimeout(String value) {
+        try {
+            Duration timeout = DurationStyle.detectAndParse(value.trim(), ChronoUnit.SECONDS);
+            return timeout.isNegative() || timeout.isZero() ? null : timeout;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 }

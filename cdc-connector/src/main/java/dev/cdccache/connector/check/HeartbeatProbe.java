@@ -98,7 +98,7 @@ final class HeartbeatProbe {
                 }
             }
             return new Outcome.Failed("the heartbeat written at " + written.get() + " did not reach " + topic + " within "
-                    + timeout.toSeconds() + " s",
+                    + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + " s" : timeout.toMillis() + " ms"),
                     "start the connector (java -jar cdc-connector-exec.jar --spring.config.additional-location=file:<your.yml>)"
                             + " and look at its /actuator/health; a connector that runs but publishes nothing logs why");
         } catch (org.apache.kafka.common.errors.AuthorizationException e) {

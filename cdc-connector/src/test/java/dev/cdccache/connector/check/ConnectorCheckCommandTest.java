@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +37,28 @@ class ConnectorCheckCommandTest {
     void withoutAConfigFileItPrintsTheUsageAndExitsWithTwo() {
         assertThat(run("check")).isEqualTo(2);
         assertThat(output()).contains("--config <file> is required", "usage: java -jar cdc-connector-exec.jar check --config");
+    }
+
+    @Test
+    void aProbeTimeoutThatIsNotAPositiveDurationIsAUsageError(@TempDir Path dir) throws IOException {
+        Path config = Files.writeString(dir.resolve("c.yml"), "cdc: {}\n");
+        for (String bad : List.of("--probe-timeout=0s", "--probe-timeout=-5s", "--probe-timeout=soon")) {
+            output.reset();
+            assertThat(run("check", "--config", config.toString(), bad)).as(bad).isEqualTo(2);
+            assertThat(output()).as(bad).contains("--probe-timeout needs a positive duration", "usage:");
+        }
+        output.reset();
+        assertThat(run("check", "--config", config.toString(), "--probe-timeout")).isEqualTo(2);
+        assertThat(output()).contains("was ''");
+    }
+
+    @Test
+    void aProbeTimeoutIsReadInSpringBootsNotationWithBareNumbersInSeconds() {
+        assertThat(ConnectorCheckCommand.probeTimeout("45s")).isEqualTo(Duration.ofSeconds(45));
+        assertThat(ConnectorCheckCommand.probeTimeout("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(ConnectorCheckCommand.probeTimeout("PT2M")).isEqualTo(Duration.ofMinutes(2));
+        assertThat(ConnectorCheckCommand.probeTimeout("90")).isEqualTo(Duration.ofSeconds(90));
+        assertThat(ConnectorCheckCommand.DEFAULT_PROBE_TIMEOUT).isEqualTo(Duration.ofSeconds(30));
     }
 
     @Test

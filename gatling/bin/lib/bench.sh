@@ -184,26 +184,22 @@ bench_start_platform() {
   mkdir -p "$BENCH_DIR/logs" "$BENCH_DIR/gc"
   bench_start_stack || return 1
   platform_create_database coupon_db || return 1
-  if [ "$ticket_mode" = none ]; then
-    CAPTURED_TABLES=$(echo "$CAPTURED_TABLES" | tr ' ' '\n' | grep -v '^ticket_db\.' | paste -sd' ')
-    bench_generate_coupons || return 1
-    bench_lag_setup || return 1
-    # shellcheck disable=SC2086
-    platform_start_connector "$CONNECTOR_PORT" $CAPTURED_TABLES
-    return
-  fi
-  platform_create_database ticket_db || return 1
   # ticket-orchestrator creates ticket_db's tables, and the connector checks that every captured table
   # exists; the service's health in turn stays DOWN until the connector has created the topics it
   # subscribes to. So: launch the service (it boots while the coupon data is generated), wait for its
   # schema, start the connector, then wait for the service.
-  bench_launch_ticket "$ticket_mode" || return 1
+  if [ "$ticket_mode" = none ]; then
+    CAPTURED_TABLES=$(echo "$CAPTURED_TABLES" | tr ' ' '\n' | grep -v '^ticket_db\.' | paste -sd' ')
+  else
+    platform_create_database ticket_db || return 1
+    bench_launch_ticket "$ticket_mode" || return 1
+  fi
   bench_generate_coupons || return 1
   bench_lag_setup || return 1
-  platform_await_table ticket_db car_exchange_detail ticket-orchestrator || return 1
+  [ "$ticket_mode" = none ] || platform_await_table ticket_db car_exchange_detail ticket-orchestrator || return 1
   # shellcheck disable=SC2086
   platform_start_connector "$CONNECTOR_PORT" $CAPTURED_TABLES || return 1
-  platform_await_app ticket-orchestrator "$TICKET_PORT"
+  [ "$ticket_mode" = none ] || platform_await_app ticket-orchestrator "$TICKET_PORT"
 }
 
 # Fills coupon_db (which must exist) with coupon-service's generator, plan $COUPON_DATA.

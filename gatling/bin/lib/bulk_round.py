@@ -13,11 +13,12 @@ process (connector, broker, database, each instance), since all of them share th
 import argparse
 import http.client
 import json
-import os
 import subprocess
 import sys
 import threading
 import time
+
+import proc_stat
 
 NAME_POLL_S = 0.01
 EVENTS_POLL_S = 0.05
@@ -91,18 +92,12 @@ class Instance:
 
 
 CPU_POLL_S = 0.1
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def cpu_seconds(pid):
     """User + system CPU seconds of a process so far, or None once it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            # the fields after the command name, which is in parentheses and may hold spaces
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-    except (OSError, IndexError, ValueError):
-        return None
+    stat = proc_stat.read(pid)
+    return None if stat is None else stat[0]
 
 
 class CpuSampler:

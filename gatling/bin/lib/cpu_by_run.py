@@ -20,31 +20,31 @@ import signal
 import sys
 import time
 
+import proc_stat
+
 SMOKE_SCRIPTS = ["load-test", "lag-driver", "bulk-visibility", "run-simulation", "compare-sql",
                  "benchmark-report", "compare-modes"]
 
 
 def record(out):
-    hz = os.sysconf("SC_CLK_TCK")
     seen = {}
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
     try:
         while not stopping:
             for pid in filter(str.isdigit, os.listdir("/proc")):
+                stat = proc_stat.read(pid)
+                if stat is None:
+                    continue  # the process ended meanwhile
+                cpu, start = stat
+                key = f"{pid}:{start}"  # pid and start time: a reused pid is another process
+                if key in seen:
+                    seen[key][0] = cpu
+                    continue
                 try:
-                    with open(f"/proc/{pid}/stat") as f:
-                        stat = f.read()
-                    fields = stat[stat.rfind(")") + 2:].split()
-                    cpu = (int(fields[11]) + int(fields[12])) / hz
-                    key = pid + ":" + fields[19]  # pid and start time: a reused pid is another process
-                    if key in seen:
-                        seen[key][0] = cpu
-                    else:
-                        with open(f"/proc/{pid}/cmdline", "rb") as f:
-                            cmd = f.read().replace(b"\0", b" ").decode(errors="replace")[:4000]
-                        seen[key] = [cpu, cmd]
-                except (OSError, IndexError, ValueError):
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        seen[key] = [cpu, f.read().replace(b"\0", b" ").decode(errors="replace")[:4000]]
+                except OSError:
                     pass  # the process ended meanwhile
             time.sleep(0.5)
     except KeyboardInterrupt:

@@ -193,14 +193,7 @@ public final class ConnectCluster implements AutoCloseable {
                 // keep stopping the others
             }
         });
-        kafka.brokers().parallelStream().forEach(b -> {
-            try {
-                b.kill();
-            } catch (RuntimeException ignored) {
-                // keep stopping the others
-            }
-        });
-        kafka.close(); // the brokers are gone: deletes their data
+        kafka.close(); // kills the brokers too, and deletes their data
         DataDirectories.delete(baseDir);
     }
 

@@ -1,6 +1,7 @@
 # Shell functions of the load tests and the benchmark report: start the platform for a run, restart the
-# services in a given mode, run one Gatling simulation with the gatling-maven-plugin and sample the
-# services' CPU time and SQL statement counters around it. Builds on infra/bin/lib/platform.sh (stack,
+# services in a given mode, run one Gatling simulation (Gatling's own main class in a JVM of its own, on the
+# classpath the build wrote to gatling/target/simulation.classpath) and sample the services' CPU time and SQL
+# statement counters around it. Builds on infra/bin/lib/platform.sh (stack,
 # connector, apps started in the background and stopped by PID from $PLATFORM_DIR/pids).
 #
 # Sourced by gatling/bin/run-simulation and gatling/bin/benchmark-report; expects BENCH_DIR to be set.
@@ -41,9 +42,8 @@ platform_jar() {
 
 bench_log() { printf '\033[1m[bench]\033[0m %s\n' "$*" >&2; }
 
-# BENCH_MVN_PREFIX: a command Maven runs under (bench_simulation: taskset, see bench_pin)
 # shellcheck disable=SC2086
-bench_mvn() { (cd "$BENCH_ROOT" && ${BENCH_MVN_PREFIX:-} ./mvnw -B -q ${BENCH_MVN_OFFLINE:+-o} "$@"); }
+bench_mvn() { (cd "$BENCH_ROOT" && ./mvnw -B -q ${BENCH_MVN_OFFLINE:+-o} "$@"); }
 
 # Builds what a run needs: the runnable jars (whole project, once) and this module's classes + classpath.
 bench_build() {
@@ -59,24 +59,33 @@ bench_build() {
   done
   # BENCH_SKIP_BUILD=1 also reuses this module's classes when a build left them (gatling/bin/smoke builds once)
   if [ "${BENCH_SKIP_BUILD:-0}" != 1 ] || [ ! -f "$BENCH_ROOT/gatling/target/driver.classpath" ] \
+      || [ ! -f "$BENCH_ROOT/gatling/target/simulation.classpath" ] \
       || [ ! -d "$BENCH_ROOT/gatling/target/test-classes" ]; then
     bench_mvn -f gatling/pom.xml test-compile || { bench_log "gatling module does not compile"; return 1; }
   fi
   bench_snapshot
 }
 
-# Copies the service jars and this module's driver classpath into $BENCH_DIR (see platform_jar).
+# Copies the service jars and this module's classes and classpaths into $BENCH_DIR (see platform_jar): lib/
+# holds the drivers' classes and jars, lib/simulation the simulations (test classes) and the jars only they use.
 bench_snapshot() {
-  mkdir -p "$BENCH_DIR/jars" "$BENCH_DIR/lib"
+  mkdir -p "$BENCH_DIR/jars" "$BENCH_DIR/lib/simulation"
   for m in cdc-connector coupon-service ticket-orchestrator; do
     cp "$PLATFORM_ROOT/$m/target/$m-$PLATFORM_VERSION-exec.jar" "$BENCH_DIR/jars/$m.jar" || return 1
   done
-  rm -rf "$BENCH_DIR/lib/classes" && cp -r "$BENCH_ROOT/gatling/target/classes" "$BENCH_DIR/lib/classes"
+  rm -rf "$BENCH_DIR/lib/classes" "$BENCH_DIR/lib/simulation/test-classes"
+  cp -r "$BENCH_ROOT/gatling/target/classes" "$BENCH_DIR/lib/classes"
+  cp -r "$BENCH_ROOT/gatling/target/test-classes" "$BENCH_DIR/lib/simulation/test-classes"
   tr ':' '\n' < "$BENCH_ROOT/gatling/target/driver.classpath" | while read -r jar; do
     [ -n "$jar" ] && cp "$jar" "$BENCH_DIR/lib/"
   done
+  tr ':' '\n' < "$BENCH_ROOT/gatling/target/simulation.classpath" | while read -r jar; do
+    [ -n "$jar" ] && [ ! -f "$BENCH_DIR/lib/$(basename "$jar")" ] && cp "$jar" "$BENCH_DIR/lib/simulation/"
+  done
   BENCH_CLASSPATH="$BENCH_DIR/lib/classes:$(find "$BENCH_DIR/lib" -maxdepth 1 -name '*.jar' | sort | paste -sd:)"
-  export BENCH_CLASSPATH
+  BENCH_SIMULATION_CLASSPATH="$BENCH_DIR/lib/simulation/test-classes:$BENCH_CLASSPATH:$(find "$BENCH_DIR/lib/simulation" \
+      -maxdepth 1 -name '*.jar' | sort | paste -sd:)"
+  export BENCH_CLASSPATH BENCH_SIMULATION_CLASSPATH
 }
 
 # Builds coupon-service at a git revision in a temporary worktree and copies its runnable jar to
@@ -126,7 +135,7 @@ bench_pin() {
       local services=${BENCH_SERVICE_CPUS:-$(echo "$cpus" | grep -vxF -f <(echo "$loadgen" | tr ',' '\n') | paste -sd,)}
       if taskset -cp "$services" $$ > /dev/null 2>&1; then
         BENCH_LOADGEN_CPUS_SET=$loadgen
-        BENCH_PINNING="Gatling (and its Maven JVM) pinned to CPU $loadgen, everything else (services, MariaDB, Kafka, Redis, connector) to CPU $services (taskset; CPUs allowed: $allowed)"
+        BENCH_PINNING="Gatling pinned to CPU $loadgen, everything else (services, MariaDB, Kafka, Redis, connector) to CPU $services (taskset; CPUs allowed: $allowed)"
       else
         BENCH_PINNING="not pinned: taskset -cp $services failed; Gatling shares the CPUs with the services"
       fi
@@ -139,6 +148,18 @@ bench_pin() {
 bench_classpath() {
   echo "${BENCH_CLASSPATH:-$BENCH_ROOT/gatling/target/classes:$(cat "$BENCH_ROOT/gatling/target/driver.classpath")}"
 }
+
+# The same for the simulations: test classes first, then the test-scope dependencies (Gatling among them).
+bench_simulation_classpath() {
+  local t=$BENCH_ROOT/gatling/target
+  echo "${BENCH_SIMULATION_CLASSPATH:-$t/test-classes:$t/classes:$(cat "$t/simulation.classpath")}"
+}
+
+# JVM options of a Gatling run: those the gatling-maven-plugin gives the JVM it forks (so that figures stay
+# comparable with runs through `gatling:test`), then the heap this module's pom sets for it.
+BENCH_GATLING_JVM=(-XX:+HeapDumpOnOutOfMemoryError -XX:MaxInlineLevel=20 -XX:MaxTrivialSize=12
+  --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED
+  -Xms512m -Xmx1g -Djansi.mode=strip)
 
 # java for the drivers of this module (lag driver, report).
 bench_java() {
@@ -340,10 +361,14 @@ bench_simulation() {
   before=$(bench_sample $apps)
   bench_log "simulation $class ($name) ..."
   local t0=$SECONDS load0; load0=$(cut -d' ' -f1-3 /proc/loadavg)
-  BENCH_MVN_PREFIX="${BENCH_LOADGEN_CPUS_SET:+taskset -c $BENCH_LOADGEN_CPUS_SET}" bench_mvn -f gatling/pom.xml gatling:test \
-      -Dgatling.simulationClass="dev.cdccache.bench.simulation.$class" -Dgatling.runDescription="$name" \
+  # Gatling's main class directly, as the plugin's forked JVM runs it, without a Maven JVM per run (about 6
+  # CPU-s each): its working directory the module's, the run description base64-encoded as Gatling reads it.
+  # shellcheck disable=SC2086
+  (cd "$BENCH_ROOT/gatling" && ${BENCH_LOADGEN_CPUS_SET:+taskset -c $BENCH_LOADGEN_CPUS_SET} java "${BENCH_GATLING_JVM[@]}" \
       -DjdbcUrl="$(bench_jdbc_url)" -DjdbcUser="${MARIADB_ADMIN_USER:-root}" -DjdbcPassword="${MARIADB_ADMIN_PASSWORD:-}" \
-      -Dresults="$result" -Dlabel="$name" "$@" > "$BENCH_DIR/logs/$name.gatling.log" 2>&1
+      -Dresults="$result" -Dlabel="$name" "$@" -cp "$(bench_simulation_classpath)" io.gatling.app.Gatling \
+      -s "dev.cdccache.bench.simulation.$class" -rf "$BENCH_ROOT/gatling/target/gatling" \
+      -rd "$(printf '%s' "$name" | base64 -w0)") > "$BENCH_DIR/logs/$name.gatling.log" 2>&1
   status=$?
   # shellcheck disable=SC2086
   after=$(bench_sample $apps)

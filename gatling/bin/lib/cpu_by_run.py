@@ -43,7 +43,7 @@ def record(out):
                     continue
                 try:
                     with open(f"/proc/{pid}/cmdline", "rb") as f:
-                        seen[key] = [cpu, f.read().replace(b"\0", b" ").decode(errors="replace")[:4000]]
+                        seen[key] = [cpu, command_line(f.read())]
                 except OSError:
                     pass  # the process ended meanwhile
             time.sleep(0.5)
@@ -51,6 +51,15 @@ def record(out):
         pass
     with open(out, "w") as f:
         json.dump(seen, f)
+
+
+def command_line(raw):
+    """The arguments joined by spaces, a class path cut short: the main class and the options after it must stay."""
+    args = raw.decode(errors="replace").split("\0")
+    for i in range(1, len(args)):
+        if args[i - 1] in ("-cp", "-classpath", "--class-path"):
+            args[i] = args[i][:300] + "..."
+    return " ".join(args)[:4000]
 
 
 def kind(cmd):

@@ -135,6 +135,22 @@ class ReplicaHeartbeatIT {
     }
 
     @Test
+    void aReplicationFilterThatSkipsACapturedTableIsRefusedNamingTheFilter(LocalStack stack) {
+        // the replica would apply no change of the item table while the primary's heartbeats replicate on
+        replica.execute(null, "STOP SLAVE", "SET GLOBAL replicate_wild_ignore_table = '" + DB + ".it%'", "START SLAVE");
+        try {
+            StartupCheckException failure = startupFailure(withPrimary(onReplica(stack, "replica-filtered")));
+
+            assertThat(failure.getMessage()).contains(replica.host() + ":" + replica.port() + " does not apply every change")
+                    .contains(DB + ".item (wild-ignore-table " + DB + ".it% matches it)")
+                    .contains("call them fresh");
+            assertThat(failure.fix()).contains("SET GLOBAL <variable> = ''");
+        } finally {
+            replica.execute(null, "STOP SLAVE", "SET GLOBAL replicate_wild_ignore_table = ''", "START SLAVE");
+        }
+    }
+
+    @Test
     void aPrimarySettingThatNamesAReplicaIsRefused(LocalStack stack) {
         Map<String, String> settings = onReplica(stack, "primary-is-a-replica");
         settings.put("cdc.connector.heartbeat.primary.host", replica.host());

@@ -133,6 +133,24 @@ class StartupErrorsIT {
     }
 
     @Test
+    void aBinlogIgnoreDbThatLeavesACapturedTableOutFailsNamingTheTable(LocalStack stack, @TempDir Path dir) {
+        Map<String, String> settings = settings(stack, "binlog-ignore-db");
+        try (MariaDbServer filtered = MariaDbServer.builder(dir.resolve("binlog-ignore-db"))
+                .setting("binlog-ignore-db=" + DB).build().start()) {
+            filtered.createDatabase(DB);
+            filtered.execute(DB, "CREATE TABLE IF NOT EXISTS present (id INT PRIMARY KEY)");
+            settings.put("cdc.connector.database.port", Integer.toString(filtered.port()));
+            settings.put("cdc.connector.database.user", filtered.connectorUser());
+            settings.put("cdc.connector.database.password", filtered.connectorPassword());
+
+            StartupCheckException failure = startupFailure(settings);
+            assertThat(failure.getMessage()).contains("leave captured table(s) out of the binlog")
+                    .contains(DB + ".present (ignore-db names " + DB + ")").contains("call them fresh");
+            assertThat(failure.fix()).contains("binlog-ignore-db");
+        }
+    }
+
+    @Test
     void runnableJarExitsNonZeroPrintingProblemAndFix(LocalStack stack, @TempDir Path dir) {
         Map<String, String> settings = settings(stack, "exit-code");
         settings.put("cdc.connector.database.password", "not-the-password");

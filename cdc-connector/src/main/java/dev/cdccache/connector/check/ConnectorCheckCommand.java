@@ -210,6 +210,8 @@ public final class ConnectorCheckCommand {
                         check.verifyPrimaryKeys(connection);
                         KeyColumnCheck.of(properties, settings.capturedTables()).verify(connection);
                     });
+            step("binlog filters", "no binlog-do-db / binlog-ignore-db leaves a captured table or the heartbeat table"
+                    + " out of the binlog", () -> check.verifyBinlogFilters(connection));
             if (settings.heartbeatTable().isEmpty()) {
                 report.warn("heartbeat", "disabled (cdc.connector.heartbeat.interval=0): clients cannot prove they are"
                         + " fresh and fall back to their staleness bound");

@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Checks, before the engine starts, what Debezium would otherwise report late or cryptically: the
  * database is reachable with the configured credentials, the binlog is on in ROW format with full
- * row images, the user holds the replication privileges, every captured table exists and has a primary key, no
+ * row images, the user holds the replication privileges, every captured table exists and has a primary key, the
+ * server's binlog filters log every captured table ({@link #verifyBinlogFilters}), no
  * setting masks, hashes or truncates a key column ({@link KeyColumnCheck}), and a replica's heartbeat is written on its primary
  * ({@link ReplicaCheck}).
  */
@@ -36,6 +37,7 @@ public final class DatabaseCheck {
 
     private static final Logger log = LoggerFactory.getLogger(DatabaseCheck.class);
     private static final int ACCESS_DENIED = 1045;
+    private static final int PARSE_ERROR = 1064;
     private static final Pattern GRANT_LINE = Pattern.compile("^GRANT (.+?) ON (\\S+) TO .*$", Pattern.CASE_INSENSITIVE);
 
     private final ConnectorProperties.Database database;
@@ -131,6 +133,7 @@ public final class DatabaseCheck {
             verifyBinlog(connection);
             verifyPrivileges(connection);
             verifyTablesExist(connection);
+            verifyBinlogFilters(connection);
             verifyPrimaryKeys(connection);
             if (keyColumns.isPresent()) {
                 keyColumns.get().verify(connection);
@@ -198,6 +201,61 @@ public final class DatabaseCheck {
                     "As an administrator run SET PERSIST binlog_row_value_options = ''; (or SET GLOBAL, and remove the"
                             + " setting from the server's configuration file). Sessions already open keep the old"
                             + " setting until they reconnect.");
+        }
+    }
+
+    /**
+     * The server logs the changes of every captured table and of the heartbeat table: its {@code binlog-do-db} /
+     * {@code binlog-ignore-db} options leave none of them out. A change the server does not log never reaches the
+     * connector, while the heartbeat goes on proving that every change before its time was published: clients would
+     * keep a stale entry and call it fresh. {@code cdc-connector check} runs it on its own too.
+     */
+    public void verifyBinlogFilters(Connection connection) throws SQLException {
+        ReplicationFilters filters = binlogFilters(connection);
+        if (filters.isEmpty()) {
+            return;
+        }
+        List<String> skipped = new ArrayList<>();
+        for (CapturedTable table : dataTables) {
+            filters.skipping(table.database(), table.table())
+                    .ifPresent(rule -> skipped.add(table.qualifiedName() + " (" + rule + ")"));
+        }
+        Optional<String> heartbeatSkipped = heartbeatTable.flatMap(t -> filters.skipping(t.database(), t.table())
+                .map(rule -> t.qualifiedName() + " (" + rule + ")"));
+        if (!skipped.isEmpty()) {
+            throw new StartupCheckException("The binlog filters of " + where() + " (" + filters + ") leave captured"
+                    + " table(s) out of the binlog: " + String.join(", ", skipped) + ". Their changes never reach the"
+                    + " connector, while heartbeats go on proving that every change before their time was published:"
+                    + " clients would keep stale entries of these tables and call them fresh.",
+                    "Remove the binlog-do-db / binlog-ignore-db lines that leave these databases out from the server's"
+                            + " configuration file and restart the server (they are not dynamic); or remove the tables"
+                            + " from cdc.connector.tables and do not cache their rows.");
+        }
+        if (heartbeatSkipped.isPresent()) {
+            throw new StartupCheckException("The binlog filters of " + where() + " (" + filters + ") leave the heartbeat"
+                    + " table out of the binlog: " + heartbeatSkipped.get() + ". No heartbeat would be published, so"
+                    + " no client could prove its caches fresh.",
+                    "Remove the binlog-do-db / binlog-ignore-db line that leaves its database out (or add it to"
+                            + " binlog-do-db) in the server's configuration file and restart the server.");
+        }
+        log.info("Binlog filters of {} ({}) log every captured table and the heartbeat table", where(), filters);
+    }
+
+    /** {@code Binlog_Do_DB} and {@code Binlog_Ignore_DB} of the binlog status; none when the statement shows no row. */
+    private ReplicationFilters binlogFilters(Connection connection) throws SQLException {
+        // MySQL 8.2+ speaks BINARY LOG STATUS (8.4 removed MASTER STATUS); MariaDB and older MySQL MASTER STATUS
+        List<String> statements = database.getFlavor() == Flavor.MYSQL
+                ? List.of("SHOW BINARY LOG STATUS", "SHOW MASTER STATUS") : List.of("SHOW MASTER STATUS");
+        for (int i = 0; ; i++) {
+            try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(statements.get(i))) {
+                return rs.next() ? ReplicationFilters.binlog(rs.getString("Binlog_Do_DB"), rs.getString("Binlog_Ignore_DB"))
+                        : ReplicationFilters.NONE;
+            } catch (SQLException e) {
+                if (e.getErrorCode() == PARSE_ERROR && i + 1 < statements.size()) {
+                    continue;
+                }
+                throw e;
+            }
         }
     }
 

@@ -1,7 +1,9 @@
 package dev.cdccache.connector.startup;
 
+import dev.cdccache.connector.config.CapturedTable;
 import dev.cdccache.connector.config.ConnectorProperties;
 import dev.cdccache.connector.config.ConnectorProperties.Flavor;
+import dev.cdccache.connector.config.DebeziumSettings;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -12,6 +14,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * and it is where the captured server's changes come from (its {@code server_id} is the replication source's, or,
  * for a chain of replicas, appears in the captured server's GTID position). On any replica the replicated changes
  * must be written to its own binlog ({@code log_slave_updates=ON}), otherwise the connector would capture none of
- * them. A primary configured for a server that is not a replica is refused too: rows written there would never
+ * them; and its replication filters must apply every change of the captured tables and the heartbeat table
+ * ({@link ReplicationFilters}; MariaDB's GTID domain filters and MySQL's database rewrites are refused too, since
+ * which changes they skip cannot be told from the table names). A primary configured for a server that is not a replica is refused too: rows written there would never
  * reach the binlog that is read.
  *
  * <p>Reading the replication status needs {@code SLAVE MONITOR} (alias {@code REPLICA MONITOR}) on MariaDB 10.5.9+,
@@ -44,6 +51,7 @@ public final class ReplicaCheck {
     private static final int TABLE_ACCESS_DENIED = 1142;
     private static final int PARSE_ERROR = 1064;
     private static final String PRIMARY = ConnectorProperties.PREFIX + ".heartbeat.primary";
+    private static final Pattern REWRITE = Pattern.compile("\\(([^,()]+),([^,()]+)\\)");
 
     /** Opens a connection to a server as the given user; failures name the settings under the given prefix. */
     @FunctionalInterface
@@ -64,8 +72,15 @@ public final class ReplicaCheck {
         this.primaries = primaries;
     }
 
-    /** One replication source of a server, from its replication status. */
-    record Source(String connectionName, String host, int port, long serverId, boolean sqlThreadRunning) {
+    /**
+     * One replication source of a server, from its replication status: with its table filters, its GTID domain
+     * filters (MariaDB's {@code Replicate_Do_Domain_Ids} / {@code Replicate_Ignore_Domain_Ids}), its ignored server
+     * ids and database rewrites (MySQL's {@code Replicate_Rewrite_DB}), each as the status shows it ({@code ""} for
+     * none).
+     */
+    record Source(String connectionName, String host, int port, long serverId, boolean sqlThreadRunning,
+            ReplicationFilters filters, String domainFilters, String ignoredServerIds, String rewrites) {
+
         String describe() {
             return host + ":" + port + " (server_id " + serverId + ")"
                     + (connectionName.isEmpty() ? "" : " on connection '" + connectionName + "'");
@@ -108,6 +123,7 @@ public final class ReplicaCheck {
                     + " log_replica_updates=ON) in the replica's configuration and restart it; or point"
                     + " cdc.connector.database.host at the primary.");
         }
+        verifyFilters(replica, replication.sources());
         if (!heartbeats) {
             log.info("{} is a replica; heartbeats are disabled, so clients prove no freshness from this connector", replica);
             return;
@@ -163,6 +179,54 @@ public final class ReplicaCheck {
         }
         log.info("Reading replica {} of {}: the heartbeat row is written on the primary {} and captured from the"
                 + " replica's binlog in commit order", replica, source.describe(), primaryWhere);
+    }
+
+    /**
+     * Every source's filters apply every change of the captured tables and the heartbeat table. A replica that skips a
+     * captured table's changes never writes them to its binlog, while the primary's heartbeats replicate on and prove
+     * them published: clients would keep stale entries and call them fresh.
+     */
+    private void verifyFilters(String replica, List<Source> sources) {
+        DebeziumSettings settings = new DebeziumSettings(properties);
+        String fix = "Remove the filter from the replica (STOP SLAVE; SET GLOBAL <variable> = ''; START SLAVE; on"
+                + " MariaDB, CHANGE REPLICATION FILTER on MySQL, and from its configuration file), or point"
+                + " cdc.connector.database.host at the primary.";
+        for (Source source : sources) {
+            List<String> skipped = new ArrayList<>();
+            for (CapturedTable table : settings.capturedTables()) {
+                source.filters().skipping(table.database(), table.table())
+                        .ifPresent(rule -> skipped.add(table.qualifiedName() + " (" + rule + ")"));
+            }
+            if (!skipped.isEmpty()) {
+                throw new StartupCheckException(replica + " does not apply every change it replicates from "
+                        + source.describe() + ": its replication filters (" + source.filters() + ") skip "
+                        + String.join(", ", skipped) + ". Those changes never reach its binlog, while the primary's"
+                        + " heartbeats replicate on and prove them published: clients would keep stale entries and"
+                        + " call them fresh.", fix);
+            }
+            if (!source.domainFilters().isEmpty()) {
+                throw new StartupCheckException(replica + " filters GTID domains when it replicates from "
+                        + source.describe() + " (" + source.domainFilters() + "): the changes of a skipped domain"
+                        + " never reach its binlog, and which tables they touch cannot be known in advance, while"
+                        + " heartbeats of another domain prove them published.", fix);
+            }
+            // MySQL shows (from,to) pairs: a captured database rewritten away is not applied to itself on the replica
+            Matcher rewrite = REWRITE.matcher(source.rewrites());
+            while (rewrite.find()) {
+                String from = rewrite.group(1).trim();
+                if (settings.capturedTables().stream().anyMatch(t -> t.database().equalsIgnoreCase(from))) {
+                    throw new StartupCheckException(replica + " rewrites database " + from + " to another one when it"
+                            + " replicates from " + source.describe() + " (Replicate_Rewrite_DB " + source.rewrites()
+                            + "): the primary's changes of the captured tables in " + from + " are applied elsewhere,"
+                            + " while heartbeats prove them published.", fix);
+                }
+            }
+            if (!source.ignoredServerIds().isEmpty()) {
+                log.warn("{} ignores the changes of server ids {} when it replicates from {}: changes that originate"
+                        + " on those servers never reach the connector; make sure none of them writes the captured"
+                        + " tables", replica, source.ignoredServerIds(), source.describe());
+            }
+        }
     }
 
     /** The primary is the replica's source, or (a chain) the origin of a transaction in the replica's GTID position. */
@@ -268,8 +332,18 @@ public final class ReplicaCheck {
             String serverId = column(rs, columns, "Master_Server_Id", "Source_Server_Id");
             String name = column(rs, columns, "Connection_name", "Channel_Name");
             String sqlRunning = column(rs, columns, "Slave_SQL_Running", "Replica_SQL_Running");
+            ReplicationFilters filters = ReplicationFilters.replica(column(rs, columns, "Replicate_Do_DB"),
+                    column(rs, columns, "Replicate_Ignore_DB"), column(rs, columns, "Replicate_Do_Table"),
+                    column(rs, columns, "Replicate_Ignore_Table"), column(rs, columns, "Replicate_Wild_Do_Table"),
+                    column(rs, columns, "Replicate_Wild_Ignore_Table"));
+            String domains = String.join("; ", Stream.of(
+                    label("do domains ", column(rs, columns, "Replicate_Do_Domain_Ids")),
+                    label("ignore domains ", column(rs, columns, "Replicate_Ignore_Domain_Ids")))
+                    .filter(s -> !s.isEmpty()).toList());
             sources.add(new Source(name == null ? "" : name, host, port == null ? 0 : Integer.parseInt(port),
-                    serverId == null || serverId.isBlank() ? 0 : Long.parseLong(serverId), "Yes".equalsIgnoreCase(sqlRunning)));
+                    serverId == null || serverId.isBlank() ? 0 : Long.parseLong(serverId), "Yes".equalsIgnoreCase(sqlRunning),
+                    filters, domains, blankIfNull(column(rs, columns, "Replicate_Ignore_Server_Ids")),
+                    blankIfNull(column(rs, columns, "Replicate_Rewrite_DB"))));
         }
         return sources;
     }
@@ -281,6 +355,14 @@ public final class ReplicaCheck {
             }
         }
         return null;
+    }
+
+    private static String label(String label, String value) {
+        return value == null || value.isBlank() ? "" : label + value.trim();
+    }
+
+    private static String blankIfNull(String value) {
+        return value == null ? "" : value.trim();
     }
 
     private static boolean isOn(String value) {

@@ -189,6 +189,39 @@ class MySqlDatabaseCheckTest {
         assertThat(refused.fix()).contains("@cdc_heartbeat_table='ops.beats'");
     }
 
+    /** {@code SHOW BINARY LOG STATUS} (8.2+) / {@code SHOW MASTER STATUS}: one row with the binlog filters. */
+    private static Rows binlogStatus(String doDb, String ignoreDb) {
+        return Rows.of("File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB", "Executed_Gtid_Set")
+                .row("binlog.000007", "157", doDb, ignoreDb, "");
+    }
+
+    @Test
+    void aBinlogIgnoreDbNamingACapturedDatabaseIsRefusedOnMySql84() {
+        RecordedServer server = new RecordedServer().answer("SHOW BINARY LOG STATUS", binlogStatus("", "audit,shop"));
+        StartupCheckException refused = catchThrowableOfType(StartupCheckException.class,
+                () -> check(Flavor.MYSQL, COUPON).verifyBinlogFilters(server.connection()));
+        assertThat(refused.getMessage()).contains("shop.coupon (ignore-db names shop)").contains("call them fresh");
+        assertThat(refused.fix()).contains("binlog-ignore-db");
+    }
+
+    @Test
+    void aMySqlWithoutBinaryLogStatusIsAskedForItsMasterStatus() {
+        RecordedServer server = new RecordedServer()
+                .refuse("SHOW BINARY LOG STATUS", MySql8Answers.ER_PARSE_ERROR, "42000", "You have an error in your SQL syntax")
+                .answer("SHOW MASTER STATUS", binlogStatus("shop", ""));
+        StartupCheckException refused = catchThrowableOfType(StartupCheckException.class,
+                () -> check(Flavor.MYSQL, COUPON).verifyBinlogFilters(server.connection()));
+        assertThat(refused.getMessage()).as("cdc_meta is not in binlog-do-db").contains("heartbeat table")
+                .contains("cdc_meta.heartbeat (do-db shop does not name cdc_meta)");
+    }
+
+    @Test
+    void binlogFiltersThatLogEveryCapturedTablePass() {
+        RecordedServer server = new RecordedServer().answer("SHOW BINARY LOG STATUS", binlogStatus("shop,cdc_meta", "audit"));
+        assertThatCode(() -> check(Flavor.MYSQL, COUPON).verifyBinlogFilters(server.connection()))
+                .doesNotThrowAnyException();
+    }
+
     @Test
     void capturedAndHeartbeatTablesAreFoundInMySqlsInformationSchema() {
         RecordedServer server = new RecordedServer()

@@ -1,0 +1,142 @@
+package dev.cdccache.connector.startup;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The filters a server applies to row changes before they reach the binlog the connector reads: a replica's
+ * {@code replicate-*} rules (which replicated changes it applies at all) or a server's {@code binlog-do-db} /
+ * {@code binlog-ignore-db} (which changes it logs). A change to a filtered table never reaches the connector, while
+ * the heartbeat table, if not filtered too, goes on proving that every change before its time was published: clients
+ * would call a cache fresh that is not. So a filter that may skip a captured table must stop the connector.
+ *
+ * <p>Evaluated as the servers do for row-based changes (the database is the changed table's own): the database
+ * rules first ({@code do-db} if any, else {@code ignore-db}), then the table rules in the order {@code do-table},
+ * {@code ignore-table}, {@code wild-do-table}, {@code wild-ignore-table}, and a table no rule names is skipped when a
+ * {@code do-table} or {@code wild-do-table} rule exists. Whether names compare with case depends on the server's
+ * {@code lower_case_table_names}; a table counts as skipped if it is skipped either way, so the check errs on the
+ * side of refusing.
+ */
+public record ReplicationFilters(List<String> doDbs, List<String> ignoreDbs, List<String> doTables,
+        List<String> ignoreTables, List<String> wildDoTables, List<String> wildIgnoreTables) {
+
+    /** No filter at all. */
+    public static final ReplicationFilters NONE = new ReplicationFilters(List.of(), List.of(), List.of(), List.of(),
+            List.of(), List.of());
+
+    public ReplicationFilters {
+        doDbs = List.copyOf(doDbs);
+        ignoreDbs = List.copyOf(ignoreDbs);
+        doTables = List.copyOf(doTables);
+        ignoreTables = List.copyOf(ignoreTables);
+        wildDoTables = List.copyOf(wildDoTables);
+        wildIgnoreTables = List.copyOf(wildIgnoreTables);
+    }
+
+    /** A server's binlog filters, from the {@code Binlog_Do_DB} and {@code Binlog_Ignore_DB} of its binlog status. */
+    public static ReplicationFilters binlog(String doDbs, String ignoreDbs) {
+        return new ReplicationFilters(list(doDbs), list(ignoreDbs), List.of(), List.of(), List.of(), List.of());
+    }
+
+    /** A replica's filters, from the comma-separated {@code Replicate_*} columns of its replication status. */
+    public static ReplicationFilters replica(String doDbs, String ignoreDbs, String doTables, String ignoreTables,
+            String wildDoTables, String wildIgnoreTables) {
+        return new ReplicationFilters(list(doDbs), list(ignoreDbs), list(doTables), list(ignoreTables),
+                list(wildDoTables), list(wildIgnoreTables));
+    }
+
+    /** Whether no rule is set. */
+    public boolean isEmpty() {
+        return equals(NONE);
+    }
+
+    /**
+     * The rule that makes the server skip row changes of {@code database.table}, or empty when they pass every rule
+     * whether names compare with case or not.
+     */
+    public Optional<String> skipping(String database, String table) {
+        Optional<String> exact = skipping(database, table, false);
+        return exact.isPresent() ? exact : skipping(database, table, true);
+    }
+
+    private Optional<String> skipping(String database, String table, boolean ignoreCase) {
+        if (!doDbs.isEmpty()) {
+            if (doDbs.stream().noneMatch(db -> same(db, database, ignoreCase))) {
+                return Optional.of("do-db " + String.join(",", doDbs) + " does not name " + database);
+            }
+        } else {
+            for (String db : ignoreDbs) {
+                if (same(db, database, ignoreCase)) {
+                    return Optional.of("ignore-db names " + db);
+                }
+            }
+        }
+        String qualified = database + "." + table;
+        if (doTables.stream().anyMatch(t -> same(t, qualified, ignoreCase))) {
+            return Optional.empty();
+        }
+        for (String t : ignoreTables) {
+            if (same(t, qualified, ignoreCase)) {
+                return Optional.of("ignore-table names " + t);
+            }
+        }
+        if (wildDoTables.stream().anyMatch(p -> like(p, qualified, ignoreCase))) {
+            return Optional.empty();
+        }
+        for (String p : wildIgnoreTables) {
+            if (like(p, qualified, ignoreCase)) {
+                return Optional.of("wild-ignore-table " + p + " matches it");
+            }
+        }
+        if (!doTables.isEmpty() || !wildDoTables.isEmpty()) {
+            return Optional.of("do-table/wild-do-table " + String.join(",", concat(doTables, wildDoTables))
+                    + " names other tables only");
+        }
+        return Optional.empty();
+    }
+
+    private static boolean same(String a, String b, boolean ignoreCase) {
+        return ignoreCase ? a.equalsIgnoreCase(b) : a.equals(b);
+    }
+
+    /** A {@code wild-*-table} pattern: {@code db.table} with SQL LIKE's {@code %} and {@code _}, {@code \} escaping. */
+    static boolean like(String pattern, String name, boolean ignoreCase) {
+        StringBuilder regex = new StringBuilder();
+        for (int i = 0; i < pattern.length(); i++) {
+            char c = pattern.charAt(i);
+            if (c == '\\' && i + 1 < pattern.length()) {
+                regex.append(Pattern.quote(String.valueOf(pattern.charAt(++i))));
+            } else if (c == '%') {
+                regex.append(".*");
+            } else if (c == '_') {
+                regex.append('.');
+            } else {
+                regex.append(Pattern.quote(String.valueOf(c)));
+            }
+        }
+        return Pattern.compile(regex.toString(), ignoreCase ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0)
+                .matcher(name).matches();
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        return java.util.stream.Stream.concat(a.stream(), b.stream()).toList();
+    }
+
+    /** A comma-separated status column as a list; {@code null} or blank is none. */
+    static List<String> list(String column) {
+        if (column == null || column.isBlank()) {
+            return List.of();
+        }
+        return Arrays.stream(column.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+    }
+
+    @Override
+    public String toString() {
+        return isEmpty() ? "no filters" : String.format(Locale.ROOT, "do-db %s, ignore-db %s, do-table %s,"
+                + " ignore-table %s, wild-do-table %s, wild-ignore-table %s", doDbs, ignoreDbs, doTables, ignoreTables,
+                wildDoTables, wildIgnoreTables);
+    }
+}

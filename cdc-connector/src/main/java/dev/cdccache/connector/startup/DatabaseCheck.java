@@ -211,7 +211,7 @@ public final class DatabaseCheck {
      * keep a stale entry and call it fresh. {@code cdc-connector check} runs it on its own too.
      */
     public void verifyBinlogFilters(Connection connection) throws SQLException {
-        ReplicationFilters filters = binlogFilters(connection);
+        ReplicationFilters filters = binlogFilters(connection, database.getFlavor());
         if (filters.isEmpty()) {
             return;
         }
@@ -238,13 +238,24 @@ public final class DatabaseCheck {
                     "Remove the binlog-do-db / binlog-ignore-db line that leaves its database out (or add it to"
                             + " binlog-do-db) in the server's configuration file and restart the server.");
         }
-        log.info("Binlog filters of {} ({}) log every captured table and the heartbeat table", where(), filters);
+        log.warn(DDL_UNDER_DATABASE_RULES, where(), filters);
     }
 
+    /**
+     * Why a database rule that names no captured database still deserves a warning: DDL and TRUNCATE are logged as
+     * statements and filtered by the session's default database.
+     */
+    static final String DDL_UNDER_DATABASE_RULES = "Filters of {} ({}) keep every row change of the captured tables,"
+            + " but DDL and TRUNCATE are filtered by the default database of the session that runs them: a RENAME,"
+            + " DROP, ALTER or TRUNCATE of a captured table run under a filtered default database (or, with a do-db"
+            + " list, under none) is not logged, and clients keep the rows it replaced as fresh. Run such statements"
+            + " with USE <captured database>, or remove the database rules (docs/connector.md, \"Filters that leave"
+            + " changes out\").";
+
     /** {@code Binlog_Do_DB} and {@code Binlog_Ignore_DB} of the binlog status; none when the statement shows no row. */
-    private ReplicationFilters binlogFilters(Connection connection) throws SQLException {
+    static ReplicationFilters binlogFilters(Connection connection, Flavor flavor) throws SQLException {
         // MySQL 8.2+ speaks BINARY LOG STATUS (8.4 removed MASTER STATUS); MariaDB and older MySQL MASTER STATUS
-        List<String> statements = database.getFlavor() == Flavor.MYSQL
+        List<String> statements = flavor == Flavor.MYSQL
                 ? List.of("SHOW BINARY LOG STATUS", "SHOW MASTER STATUS") : List.of("SHOW MASTER STATUS");
         for (int i = 0; ; i++) {
             try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(statements.get(i))) {

@@ -10,9 +10,11 @@ import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * for a chain of replicas, appears in the captured server's GTID position). On any replica the replicated changes
  * must be written to its own binlog ({@code log_slave_updates=ON}), otherwise the connector would capture none of
  * them; and its replication filters must apply every change of the captured tables and the heartbeat table
- * ({@link ReplicationFilters}; MariaDB's GTID domain filters and MySQL's database rewrites are refused too, since
- * which changes they skip cannot be told from the table names). A primary configured for a server that is not a replica is refused too: rows written there would never
+ * ({@link ReplicationFilters}; GTID domain filters, rewrites of a captured database and MariaDB's
+ * {@code replicate_events_marked_for_skip} are refused too), and the primary's binlog filters must log them. A primary configured for a server that is not a replica is refused too: rows written there would never
  * reach the binlog that is read.
  *
  * <p>Reading the replication status needs {@code SLAVE MONITOR} (alias {@code REPLICA MONITOR}) on MariaDB 10.5.9+,
@@ -51,7 +53,7 @@ public final class ReplicaCheck {
     private static final int TABLE_ACCESS_DENIED = 1142;
     private static final int PARSE_ERROR = 1064;
     private static final String PRIMARY = ConnectorProperties.PREFIX + ".heartbeat.primary";
-    private static final Pattern REWRITE = Pattern.compile("\\(([^,()]+),([^,()]+)\\)");
+    private static final Pattern REWRITE = Pattern.compile("\\(([^,()]+),([^,()]+)\\)|([^,()>]+?)->([^,()]+)");
 
     /** Opens a connection to a server as the given user; failures name the settings under the given prefix. */
     @FunctionalInterface
@@ -123,7 +125,7 @@ public final class ReplicaCheck {
                     + " log_replica_updates=ON) in the replica's configuration and restart it; or point"
                     + " cdc.connector.database.host at the primary.");
         }
-        verifyFilters(replica, replication.sources());
+        verifyFilters(captured, replica, replication.sources());
         if (!heartbeats) {
             log.info("{} is a replica; heartbeats are disabled, so clients prove no freshness from this connector", replica);
             return;
@@ -172,6 +174,13 @@ public final class ReplicaCheck {
                                 + " replicas, the top primary is recognised once one of its transactions has"
                                 + " replicated down to " + replica + "; start the connector again then.");
             }
+            verifyPrimaryLogsCapturedTables(connection, primaryWhere);
+            if (upstream.serverId() != source.serverId()) {
+                log.warn("{} replicates from {}, which replicates (directly or not) from {}: the filters,"
+                        + " log_slave_updates and skipped errors of the servers in between cannot be checked from here;"
+                        + " each must apply and log every change of the captured tables", replica, source.describe(),
+                        primaryWhere);
+            }
         }
         if (!source.sqlThreadRunning()) {
             log.warn("{} does not apply replicated changes at the moment (replication SQL thread stopped): no heartbeat"
@@ -182,15 +191,61 @@ public final class ReplicaCheck {
     }
 
     /**
+     * The primary writes every captured table's changes to its binlog: a change it does not log never replicates,
+     * while its heartbeat rows do.
+     */
+    private void verifyPrimaryLogsCapturedTables(Connection primary, String primaryWhere) throws SQLException {
+        ReplicationFilters filters = DatabaseCheck.binlogFilters(primary, properties.getDatabase().getFlavor());
+        if (filters.isEmpty()) {
+            return;
+        }
+        List<String> skipped = new ArrayList<>();
+        for (CapturedTable table : new DebeziumSettings(properties).dataTables()) {
+            filters.skipping(table.database(), table.table())
+                    .ifPresent(rule -> skipped.add(table.qualifiedName() + " (" + rule + ")"));
+        }
+        if (!skipped.isEmpty()) {
+            throw new StartupCheckException("The binlog filters of the primary " + PRIMARY + " " + primaryWhere + " ("
+                    + filters + ") leave captured table(s) out of its binlog: " + String.join(", ", skipped) + ". Their"
+                    + " changes never replicate, while its heartbeat rows do and prove them published: clients would"
+                    + " keep stale entries and call them fresh.",
+                    "Remove the binlog-do-db / binlog-ignore-db lines that leave these databases out from the primary's"
+                            + " configuration file (on Amazon RDS: its parameter group) and restart it.");
+        }
+        log.warn(DatabaseCheck.DDL_UNDER_DATABASE_RULES, PRIMARY + " " + primaryWhere, filters);
+    }
+
+    /**
      * Every source's filters apply every change of the captured tables and the heartbeat table. A replica that skips a
      * captured table's changes never writes them to its binlog, while the primary's heartbeats replicate on and prove
      * them published: clients would keep stale entries and call them fresh.
      */
-    private void verifyFilters(String replica, List<Source> sources) {
+    private void verifyFilters(Connection captured, String replica, List<Source> sources) throws SQLException {
         DebeziumSettings settings = new DebeziumSettings(properties);
-        String fix = "Remove the filter from the replica (STOP SLAVE; SET GLOBAL <variable> = ''; START SLAVE; on"
-                + " MariaDB, CHANGE REPLICATION FILTER on MySQL, and from its configuration file), or point"
-                + " cdc.connector.database.host at the primary.";
+        boolean mysql = properties.getDatabase().getFlavor() == Flavor.MYSQL;
+        String fix = "Remove the filter from the replica, and from its configuration file (on Amazon RDS: its parameter"
+                + " group), or point cdc.connector.database.host at the primary. " + (mysql
+                ? "MySQL: STOP REPLICA SQL_THREAD [FOR CHANNEL '<c>']; CHANGE REPLICATION FILTER REPLICATE_<RULE> = ()"
+                        + " [FOR CHANNEL '<c>']; START REPLICA SQL_THREAD [FOR CHANNEL '<c>'];"
+                : "MariaDB: STOP SLAVE ['<connection>']; SET GLOBAL ['<connection>'.]<variable> = ''; START SLAVE"
+                        + " ['<connection>']; (GTID domain filters: CHANGE MASTER ['<connection>'] TO DO_DOMAIN_IDS = (),"
+                        + " IGNORE_DOMAIN_IDS = ())");
+        Map<String, String> globals = replicationGlobals(captured, mysql);
+        String markedForSkip = globals.getOrDefault("replicate_events_marked_for_skip", "REPLICATE");
+        if (!mysql && !"REPLICATE".equalsIgnoreCase(markedForSkip)) {
+            throw new StartupCheckException(replica + " has replicate_events_marked_for_skip=" + markedForSkip + ": a"
+                    + " change a primary session makes with @@skip_replication=1 never reaches its binlog, while"
+                    + " heartbeats prove it published.", "SET GLOBAL replicate_events_marked_for_skip = 'REPLICATE';"
+                    + " (the replica's threads stopped) and the same in its configuration file; or point"
+                    + " cdc.connector.database.host at the primary.");
+        }
+        String skipErrors = globals.getOrDefault("slave_skip_errors", globals.getOrDefault("replica_skip_errors", "OFF"));
+        String execMode = globals.getOrDefault("slave_exec_mode", globals.getOrDefault("replica_exec_mode", "STRICT"));
+        if (!"OFF".equalsIgnoreCase(skipErrors) && !skipErrors.isBlank() || "IDEMPOTENT".equalsIgnoreCase(execMode)) {
+            log.warn("{} skips replicated events that fail (slave_skip_errors={}, slave_exec_mode={}): a skipped change"
+                    + " never reaches its binlog or the clients; keep skip errors OFF and the exec mode STRICT on a"
+                    + " replica the connector reads", replica, skipErrors, execMode);
+        }
         for (Source source : sources) {
             List<String> skipped = new ArrayList<>();
             for (CapturedTable table : settings.capturedTables()) {
@@ -210,16 +265,22 @@ public final class ReplicaCheck {
                         + " never reach its binlog, and which tables they touch cannot be known in advance, while"
                         + " heartbeats of another domain prove them published.", fix);
             }
-            // MySQL shows (from,to) pairs: a captured database rewritten away is not applied to itself on the replica
-            Matcher rewrite = REWRITE.matcher(source.rewrites());
+            // MySQL shows (from,to) pairs, MariaDB from->to: a captured database rewritten away is not applied to
+            // itself on the replica (rewrites come before every other rule)
+            String rewrites = source.rewrites().isEmpty() ? globals.getOrDefault("replicate_rewrite_db", "")
+                    : source.rewrites();
+            Matcher rewrite = REWRITE.matcher(rewrites);
             while (rewrite.find()) {
-                String from = rewrite.group(1).trim();
+                String from = (rewrite.group(1) != null ? rewrite.group(1) : rewrite.group(3)).trim();
                 if (settings.capturedTables().stream().anyMatch(t -> t.database().equalsIgnoreCase(from))) {
                     throw new StartupCheckException(replica + " rewrites database " + from + " to another one when it"
-                            + " replicates from " + source.describe() + " (Replicate_Rewrite_DB " + source.rewrites()
+                            + " replicates from " + source.describe() + " (Replicate_Rewrite_DB " + rewrites
                             + "): the primary's changes of the captured tables in " + from + " are applied elsewhere,"
                             + " while heartbeats prove them published.", fix);
                 }
+            }
+            if (source.filters().hasDatabaseRules()) {
+                log.warn(DatabaseCheck.DDL_UNDER_DATABASE_RULES, replica, source.filters());
             }
             if (!source.ignoredServerIds().isEmpty()) {
                 log.warn("{} ignores the changes of server ids {} when it replicates from {}: changes that originate"
@@ -227,6 +288,20 @@ public final class ReplicaCheck {
                         + " tables", replica, source.ignoredServerIds(), source.describe());
             }
         }
+    }
+
+    /** The replica's global settings that skip replicated changes besides its filters (those the server has). */
+    private static Map<String, String> replicationGlobals(Connection connection, boolean mysql) throws SQLException {
+        Map<String, String> values = new HashMap<>();
+        String names = mysql ? "'slave_skip_errors', 'replica_skip_errors', 'slave_exec_mode', 'replica_exec_mode'"
+                : "'slave_skip_errors', 'slave_exec_mode', 'replicate_events_marked_for_skip', 'replicate_rewrite_db'";
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GLOBAL VARIABLES WHERE Variable_name IN (" + names + ")")) {
+            while (rs.next()) {
+                values.put(rs.getString(1).toLowerCase(Locale.ROOT), rs.getString(2) == null ? "" : rs.getString(2));
+            }
+        }
+        return values;
     }
 
     /** The primary is the replica's source, or (a chain) the origin of a transaction in the replica's GTID position. */

@@ -1,5 +1,6 @@
 package dev.cdccache.connector.startup;
 
+import java.text.Normalizer;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -16,9 +17,14 @@ import java.util.regex.Pattern;
  * <p>Evaluated as the servers do for row-based changes (the database is the changed table's own): the database
  * rules first ({@code do-db} if any, else {@code ignore-db}), then the table rules in the order {@code do-table},
  * {@code ignore-table}, {@code wild-do-table}, {@code wild-ignore-table}, and a table no rule names is skipped when a
- * {@code do-table} or {@code wild-do-table} rule exists. Whether names compare with case depends on the server's
- * {@code lower_case_table_names}; a table counts as skipped if it is skipped either way, so the check errs on the
- * side of refusing.
+ * {@code do-table} or {@code wild-do-table} rule exists. How names compare differs (MySQL by
+ * {@code lower_case_table_names}; MariaDB's table rules without case or accents, its database rules exactly), so
+ * the rules are read twice, as shown and folded (trimmed, without case or accents), and a table counts as skipped
+ * if either reading skips it: the check errs on the side of refusing.
+ *
+ * <p>Not covered here: DDL and {@code TRUNCATE} are logged as statements even with {@code binlog_format=ROW}, and
+ * the database rules filter statements by the session's default database, not by the table's; see
+ * {@link #hasDatabaseRules()}.
  */
 public record ReplicationFilters(List<String> doDbs, List<String> ignoreDbs, List<String> doTables,
         List<String> ignoreTables, List<String> wildDoTables, List<String> wildIgnoreTables) {
@@ -26,6 +32,7 @@ public record ReplicationFilters(List<String> doDbs, List<String> ignoreDbs, Lis
     /** No filter at all. */
     public static final ReplicationFilters NONE = new ReplicationFilters(List.of(), List.of(), List.of(), List.of(),
             List.of(), List.of());
+    private static final Pattern ACCENTS = Pattern.compile("\\p{M}+");
 
     public ReplicationFilters {
         doDbs = List.copyOf(doDbs);
@@ -54,6 +61,15 @@ public record ReplicationFilters(List<String> doDbs, List<String> ignoreDbs, Lis
     }
 
     /**
+     * Whether a database rule is set: it filters a statement-logged change (DDL, {@code TRUNCATE}) of any table by
+     * the default database of the session that ran it, so even one that names no captured database may drop a
+     * {@code RENAME TABLE} or {@code TRUNCATE} of a captured table run under another default database.
+     */
+    public boolean hasDatabaseRules() {
+        return !doDbs.isEmpty() || !ignoreDbs.isEmpty();
+    }
+
+    /**
      * The rule that makes the server skip row changes of {@code database.table}, or empty when they pass every rule
      * whether names compare with case or not.
      */
@@ -62,32 +78,32 @@ public record ReplicationFilters(List<String> doDbs, List<String> ignoreDbs, Lis
         return exact.isPresent() ? exact : skipping(database, table, true);
     }
 
-    private Optional<String> skipping(String database, String table, boolean ignoreCase) {
+    private Optional<String> skipping(String database, String table, boolean folded) {
         if (!doDbs.isEmpty()) {
-            if (doDbs.stream().noneMatch(db -> same(db, database, ignoreCase))) {
+            if (doDbs.stream().noneMatch(db -> same(db, database, folded))) {
                 return Optional.of("do-db " + String.join(",", doDbs) + " does not name " + database);
             }
         } else {
             for (String db : ignoreDbs) {
-                if (same(db, database, ignoreCase)) {
+                if (same(db, database, folded)) {
                     return Optional.of("ignore-db names " + db);
                 }
             }
         }
         String qualified = database + "." + table;
-        if (doTables.stream().anyMatch(t -> same(t, qualified, ignoreCase))) {
+        if (doTables.stream().anyMatch(t -> same(t, qualified, folded))) {
             return Optional.empty();
         }
         for (String t : ignoreTables) {
-            if (same(t, qualified, ignoreCase)) {
+            if (same(t, qualified, folded)) {
                 return Optional.of("ignore-table names " + t);
             }
         }
-        if (wildDoTables.stream().anyMatch(p -> like(p, qualified, ignoreCase))) {
+        if (wildDoTables.stream().anyMatch(p -> like(p, qualified, folded))) {
             return Optional.empty();
         }
         for (String p : wildIgnoreTables) {
-            if (like(p, qualified, ignoreCase)) {
+            if (like(p, qualified, folded)) {
                 return Optional.of("wild-ignore-table " + p + " matches it");
             }
         }
@@ -98,12 +114,22 @@ public record ReplicationFilters(List<String> doDbs, List<String> ignoreDbs, Lis
         return Optional.empty();
     }
 
-    private static boolean same(String a, String b, boolean ignoreCase) {
-        return ignoreCase ? a.equalsIgnoreCase(b) : a.equals(b);
+    private static boolean same(String a, String b, boolean folded) {
+        return folded ? fold(a).equals(fold(b)) : a.equals(b);
+    }
+
+    /** Trimmed, lower case, without accents: the loosest way a server may compare two names. */
+    static String fold(String name) {
+        return ACCENTS.matcher(Normalizer.normalize(name.trim(), Normalizer.Form.NFD)).replaceAll("")
+                .toLowerCase(Locale.ROOT);
     }
 
     /** A {@code wild-*-table} pattern: {@code db.table} with SQL LIKE's {@code %} and {@code _}, {@code \} escaping. */
-    static boolean like(String pattern, String name, boolean ignoreCase) {
+    static boolean like(String pattern, String name, boolean folded) {
+        if (folded) {
+            pattern = fold(pattern);
+            name = fold(name);
+        }
         StringBuilder regex = new StringBuilder();
         for (int i = 0; i < pattern.length(); i++) {
             char c = pattern.charAt(i);
@@ -117,20 +143,22 @@ public record ReplicationFilters(List<String> doDbs, List<String> ignoreDbs, Lis
                 regex.append(Pattern.quote(String.valueOf(c)));
             }
         }
-        return Pattern.compile(regex.toString(), ignoreCase ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0)
-                .matcher(name).matches();
+        return Pattern.compile(regex.toString(), Pattern.DOTALL).matcher(name).matches();
     }
 
     private static List<String> concat(List<String> a, List<String> b) {
         return java.util.stream.Stream.concat(a.stream(), b.stream()).toList();
     }
 
-    /** A comma-separated status column as a list; {@code null} or blank is none. */
+    /**
+     * A comma-separated status column as a list, each name as shown (a stored name may end in a space; the folded
+     * reading trims it); {@code null} or blank is none.
+     */
     static List<String> list(String column) {
         if (column == null || column.isBlank()) {
             return List.of();
         }
-        return Arrays.stream(column.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+        return Arrays.stream(column.split(",")).filter(s -> !s.isBlank()).toList();
     }
 
     @Override

@@ -13,6 +13,7 @@ import dev.cdccache.connector.config.ConnectorProperties.Flavor;
 import dev.cdccache.connector.testing.MySql8Answers;
 import dev.cdccache.connector.testing.RecordedServer;
 import dev.cdccache.connector.testing.RecordedServer.Rows;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -65,8 +66,21 @@ class MySqlReplicaCheckTest {
     }
 
     private static RecordedServer primary(long serverId, String uuid) {
+        return primary(serverId, uuid, "");
+    }
+
+    /** A primary whose binlog status shows {@code ignoreDb} as its {@code Binlog_Ignore_DB}. */
+    private static RecordedServer primary(long serverId, String uuid, String ignoreDb) {
         return server(MySql8Answers.noReplicationStatus(REPLICA_STATUS_COLUMNS), MySql8Answers.variables80(), serverId,
-                uuid, uuid + ":1-120");
+                uuid, uuid + ":1-120").answer("SHOW BINARY LOG STATUS", Rows.of("File", "Position", "Binlog_Do_DB",
+                        "Binlog_Ignore_DB", "Executed_Gtid_Set").row("binlog.000003", "157", "", ignoreDb, uuid + ":1-120"));
+    }
+
+    /** Captures shop.coupon besides the heartbeat table. */
+    private static ConnectorProperties capturingCoupons(boolean primaryConfigured) {
+        ConnectorProperties p = properties(primaryConfigured);
+        p.setTables(List.of("shop.coupon"));
+        return p;
     }
 
     private static ReplicaCheck check(ConnectorProperties p, RecordedServer primary) {
@@ -116,6 +130,30 @@ class MySqlReplicaCheckTest {
         assertThatCode(() -> check(properties(true), primary(PRIMARY_SERVER_ID, PRIMARY_UUID)).verify(captured.connection()))
                 .doesNotThrowAnyException();
         assertThat(captured.issued()).containsSubsequence("SHOW REPLICA STATUS", "SHOW SLAVE STATUS");
+    }
+
+    @Test
+    void aPrimaryWhoseBinlogLeavesACapturedDatabaseOutIsRefused() {
+        RecordedServer captured = server(replicaOfPrimary(PRIMARY_SERVER_ID), replicaVariables(), REPLICA_SERVER_ID,
+                SERVER_UUID, PRIMARY_UUID + ":1-120");
+        StartupCheckException refused = catchThrowableOfType(StartupCheckException.class,
+                () -> check(capturingCoupons(true), primary(PRIMARY_SERVER_ID, PRIMARY_UUID, "shop"))
+                        .verify(captured.connection()));
+        assertThat(refused.getMessage()).contains("binlog filters of the primary")
+                .contains("shop.coupon (ignore-db names shop)").contains("never replicate");
+    }
+
+    @Test
+    void aReplicaThatIgnoresACapturedDatabaseIsRefusedWithMySqlsFilterStatement() {
+        Rows status = replicaOfPrimary(PRIMARY_SERVER_ID);
+        status.rows().get(0).set(status.columns().indexOf("Replicate_Ignore_DB"), "shop");
+        RecordedServer captured = server(status, replicaVariables(), REPLICA_SERVER_ID, SERVER_UUID,
+                PRIMARY_UUID + ":1-120");
+        StartupCheckException refused = catchThrowableOfType(StartupCheckException.class,
+                () -> check(capturingCoupons(true), primary(PRIMARY_SERVER_ID, PRIMARY_UUID)).verify(captured.connection()));
+        assertThat(refused.getMessage()).contains("does not apply every change")
+                .contains("shop.coupon (ignore-db names shop)");
+        assertThat(refused.fix()).contains("CHANGE REPLICATION FILTER");
     }
 
     @Test

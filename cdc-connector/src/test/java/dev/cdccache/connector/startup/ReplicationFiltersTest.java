@@ -67,6 +67,21 @@ class ReplicationFiltersTest {
     }
 
     @Test
+    void namesAreReadAsShownAndFoldedWithoutSpacesCaseOrAccents() {
+        // a stored name may keep a trailing space: the server then matches nothing, so a do-list skips the table
+        assertThat(ReplicationFilters.binlog("shop ,cdc_meta", "").skipping("shop", "coupon")).isPresent();
+        // MariaDB's table rules compare without case or accents
+        assertThat(replica("", "", "", "shop.cafe", "", "").skipping("shop", "caf\u00e9")).isPresent();
+        assertThat(replica("", "", "", "", "", "shop.CAF%").skipping("shop", "caf\u00e9s")).isPresent();
+    }
+
+    @Test
+    void databaseRulesAreToldApartFromTableRules() {
+        assertThat(ReplicationFilters.binlog("", "audit").hasDatabaseRules()).isTrue();
+        assertThat(replica("", "", "", "", "", "audit.%").hasDatabaseRules()).isFalse();
+    }
+
+    @Test
     void aTableIsSkippedIfEitherCaseRuleSkipsIt() {
         // lower_case_table_names decides on the server; the check refuses if either reading skips the table
         assertThat(ReplicationFilters.binlog("", "Shop").skipping("shop", "coupon")).isPresent();

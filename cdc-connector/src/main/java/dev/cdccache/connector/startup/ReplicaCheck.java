@@ -195,7 +195,22 @@ public final class ReplicaCheck {
      * while its heartbeat rows do.
      */
     private void verifyPrimaryLogsCapturedTables(Connection primary, String primaryWhere) throws SQLException {
-        ReplicationFilters filters = DatabaseCheck.binlogFilters(primary, properties.getDatabase().getFlavor());
+        boolean mysql = properties.getDatabase().getFlavor() == Flavor.MYSQL;
+        ReplicationFilters filters;
+        try {
+            filters = DatabaseCheck.binlogFilters(primary, properties.getDatabase().getFlavor());
+        } catch (SQLException e) {
+            if (e.getErrorCode() != SPECIFIC_ACCESS_DENIED && e.getErrorCode() != ACCESS_DENIED) {
+                throw e;
+            }
+            String grant = mysql ? "REPLICATION CLIENT" : "BINLOG MONITOR";
+            throw new StartupCheckException("The connector cannot tell whether the primary " + PRIMARY + " "
+                    + primaryWhere + " logs the captured tables: its user (" + PRIMARY + ".user) may not read the"
+                    + " binlog status (" + e.getMessage() + "). A binlog filter there would keep their changes from"
+                    + " replicating while heartbeats prove them published.",
+                    "As an administrator run on the primary: GRANT " + grant + " ON *.* TO '<" + PRIMARY + ".user>'@'%';",
+                    e);
+        }
         if (filters.isEmpty()) {
             return;
         }

@@ -144,6 +144,20 @@ class MySqlReplicaCheckTest {
     }
 
     @Test
+    void aPrimaryUserThatMayNotReadTheBinlogStatusIsToldTheGrant() {
+        RecordedServer captured = server(replicaOfPrimary(PRIMARY_SERVER_ID), replicaVariables(), REPLICA_SERVER_ID,
+                SERVER_UUID, PRIMARY_UUID + ":1-120");
+        RecordedServer primary = server(MySql8Answers.noReplicationStatus(REPLICA_STATUS_COLUMNS),
+                MySql8Answers.variables80(), PRIMARY_SERVER_ID, PRIMARY_UUID, PRIMARY_UUID + ":1-120")
+                .refuse("SHOW BINARY LOG STATUS", MySql8Answers.ER_SPECIFIC_ACCESS_DENIED, "42000", "Access denied;"
+                        + " you need (at least one of) the SUPER, REPLICATION CLIENT privilege(s) for this operation");
+        StartupCheckException refused = catchThrowableOfType(StartupCheckException.class,
+                () -> check(capturingCoupons(true), primary).verify(captured.connection()));
+        assertThat(refused.getMessage()).contains("cannot tell whether the primary");
+        assertThat(refused.fix()).contains("GRANT REPLICATION CLIENT ON *.*");
+    }
+
+    @Test
     void aReplicaThatIgnoresACapturedDatabaseIsRefusedWithMySqlsFilterStatement() {
         Rows status = replicaOfPrimary(PRIMARY_SERVER_ID);
         status.rows().get(0).set(status.columns().indexOf("Replicate_Ignore_DB"), "shop");

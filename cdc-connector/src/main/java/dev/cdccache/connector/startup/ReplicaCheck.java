@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * must be written to its own binlog ({@code log_slave_updates=ON}), otherwise the connector would capture none of
  * them; and its replication filters must apply every change of the captured tables and the heartbeat table
  * ({@link ReplicationFilters}; GTID domain filters, rewrites of a captured database and MariaDB's
- * {@code replicate_events_marked_for_skip} are refused too), and the primary's binlog filters must log them. A primary configured for a server that is not a replica is refused too: rows written there would never
- * reach the binlog that is read.
+ * {@code replicate_events_marked_for_skip} are refused too), and the primary's binlog filters must log them. A
+ * primary configured for a server that is not a replica is refused too: rows written there would never reach the
+ * binlog that is read.
  *
  * <p>Reading the replication status needs {@code SLAVE MONITOR} (alias {@code REPLICA MONITOR}) on MariaDB 10.5.9+,
  * {@code REPLICATION CLIENT} on MySQL; without it start-up fails naming the grant.
@@ -77,8 +78,7 @@ public final class ReplicaCheck {
     /**
      * One replication source of a server, from its replication status: with its table filters, its GTID domain
      * filters (MariaDB's {@code Replicate_Do_Domain_Ids} / {@code Replicate_Ignore_Domain_Ids}), its ignored server
-     * ids and database rewrites (MySQL's {@code Replicate_Rewrite_DB}), each as the status shows it ({@code ""} for
-     * none).
+     * ids and database rewrites ({@code Replicate_Rewrite_DB}), each as the status shows it ({@code ""} for none).
      */
     record Source(String connectionName, String host, int port, long serverId, boolean sqlThreadRunning,
             ReplicationFilters filters, String domainFilters, String ignoredServerIds, String rewrites) {

@@ -88,7 +88,8 @@ class ConnectorCheckIT {
                 .jvmArg("-XX:TieredStopAtLevel=1").arg("check").arg("--config").arg(config.toString()).start();
         assertThat(jar.waitFor(Duration.ofSeconds(120))).as(jar.tail(200)).isZero();
         String before = jar.tail(200);
-        assertThat(before).contains("[ok  ] binlog", "[ok  ] grants", "[ok  ] tables", "[ok  ] kafka", "[ok  ] database")
+        assertThat(before).contains("[ok  ] binlog", "[ok  ] grants", "[ok  ] tables", "[ok  ] kafka", "[ok  ] database",
+                        "[ok  ] binlog filters   none")
                 .contains("[skip] probe").contains("All checks passed");
 
         try (InProcessConnector connector = InProcessConnector.start(Map.of("server.port", "0",
@@ -105,6 +106,32 @@ class ConnectorCheckIT {
         assertThat(stopped.exitCode()).as(stopped.output()).isEqualTo(1);
         assertThat(stopped.output()).contains("[FAIL] probe", "did not reach owncheck.cdc_meta.heartbeat within 3 s",
                 "start the connector");
+    }
+
+    @Test
+    void aBinlogFilterThatLeavesTheCapturedDatabaseOutFailsAndOneOfAnotherDatabaseWarns(@TempDir Path dir) {
+        try (MariaDbServer ignoresCaptured = MariaDbServer.builder(dir.resolve("ignores-captured"))
+                .setting("binlog-ignore-db=" + DB).build().start()) {
+            Result result = checkAgainst(ignoresCaptured);
+            assertThat(result.exitCode()).as(result.output()).isEqualTo(1);
+            assertThat(result.output()).contains("[FAIL] binlog filters", DB + ".product (ignore-db names " + DB + ")",
+                    "call them fresh");
+        }
+        try (MariaDbServer ignoresOther = MariaDbServer.builder(dir.resolve("ignores-other"))
+                .setting("binlog-ignore-db=scratch").build().start()) {
+            Result result = checkAgainst(ignoresOther);
+            assertThat(result.exitCode()).as(result.output()).isZero();
+            assertThat(result.output()).contains("[warn] binlog filters", "ignore-db [scratch]",
+                    "USE <captured database>");
+        }
+    }
+
+    /** check against another server, set up like the shared one: the captured table and the setup script's user. */
+    private Result checkAgainst(MariaDbServer server) {
+        server.createDatabase(DB);
+        server.execute(DB, "CREATE TABLE IF NOT EXISTS product (id INT PRIMARY KEY, name VARCHAR(100))");
+        runSetupScript(server);
+        return check("--no-probe", "--cdc.connector.database.port=" + server.port());
     }
 
     @Test

@@ -209,11 +209,14 @@ public final class DatabaseCheck {
      * {@code binlog-ignore-db} options leave none of them out. A change the server does not log never reaches the
      * connector, while the heartbeat goes on proving that every change before its time was published: clients would
      * keep a stale entry and call it fresh. {@code cdc-connector check} runs it on its own too.
+     *
+     * @return the filters, which log every captured table (the database rules among them deserve a warning, see
+     *         {@link #DDL_UNDER_DATABASE_RULES})
      */
-    public void verifyBinlogFilters(Connection connection) throws SQLException {
+    public ReplicationFilters verifyBinlogFilters(Connection connection) throws SQLException {
         ReplicationFilters filters = binlogFilters(connection, database.getFlavor());
         if (filters.isEmpty()) {
-            return;
+            return filters;
         }
         List<String> skipped = new ArrayList<>();
         for (CapturedTable table : dataTables) {
@@ -239,6 +242,7 @@ public final class DatabaseCheck {
                             + " binlog-do-db) in the server's configuration file and restart the server.");
         }
         log.warn(DDL_UNDER_DATABASE_RULES, where(), filters);
+        return filters;
     }
 
     /**

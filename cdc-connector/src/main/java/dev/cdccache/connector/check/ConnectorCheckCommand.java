@@ -229,7 +229,9 @@ public final class ConnectorCheckCommand {
             if (filters.isEmpty()) {
                 report.ok("binlog filters", "none: every change is logged");
             } else {
-                report.warn("binlog filters", "(" + filters + ") log every row change of the captured tables, but a"
+                ConnectorProperties.Database database = properties.getDatabase();
+                report.warn("binlog filters", database.getHost() + ":" + database.getPort() + " (" + filters + ")"
+                        + " logs every row change of the captured tables, but a"
                         + " RENAME, DROP, ALTER or TRUNCATE of one run under a filtered default database is not logged"
                         + " and its rows would stay cached as fresh: run such statements after USE <captured"
                         + " database>, or remove the database rules");

@@ -133,7 +133,10 @@ public final class DatabaseCheck {
             verifyBinlog(connection);
             verifyPrivileges(connection);
             verifyTablesExist(connection);
-            verifyBinlogFilters(connection);
+            ReplicationFilters binlogFilters = verifyBinlogFilters(connection);
+            if (binlogFilters.hasDatabaseRules()) {
+                log.warn(DDL_UNDER_DATABASE_RULES, where(), binlogFilters);
+            }
             verifyPrimaryKeys(connection);
             if (keyColumns.isPresent()) {
                 keyColumns.get().verify(connection);
@@ -241,7 +244,6 @@ public final class DatabaseCheck {
                     "Remove the binlog-do-db / binlog-ignore-db line that leaves its database out (or add it to"
                             + " binlog-do-db) in the server's configuration file and restart the server.");
         }
-        log.warn(DDL_UNDER_DATABASE_RULES, where(), filters);
         return filters;
     }
 

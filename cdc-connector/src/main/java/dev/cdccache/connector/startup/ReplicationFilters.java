@@ -161,10 +161,22 @@ public record ReplicationFilters(List<String> doDbs, List<String> ignoreDbs, Lis
         return Arrays.stream(column.split(",")).filter(s -> !s.isBlank()).toList();
     }
 
+    /** The rules that are set, e.g. {@code ignore-db shop,audit; wild-ignore-table shop.tmp%}. */
     @Override
     public String toString() {
-        return isEmpty() ? "no filters" : String.format(Locale.ROOT, "do-db %s, ignore-db %s, do-table %s,"
-                + " ignore-table %s, wild-do-table %s, wild-ignore-table %s", doDbs, ignoreDbs, doTables, ignoreTables,
-                wildDoTables, wildIgnoreTables);
+        StringBuilder rules = new StringBuilder();
+        append(rules, "do-db", doDbs);
+        append(rules, "ignore-db", ignoreDbs);
+        append(rules, "do-table", doTables);
+        append(rules, "ignore-table", ignoreTables);
+        append(rules, "wild-do-table", wildDoTables);
+        append(rules, "wild-ignore-table", wildIgnoreTables);
+        return rules.isEmpty() ? "no filters" : rules.toString();
+    }
+
+    private static void append(StringBuilder rules, String rule, List<String> names) {
+        if (!names.isEmpty()) {
+            rules.append(rules.isEmpty() ? "" : "; ").append(rule).append(' ').append(String.join(",", names));
+        }
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
+import dev.cdccache.connector.check.ConnectorCheckCommand;
 import dev.cdccache.connector.continuity.Continuity;
 import dev.cdccache.connector.continuity.ContinuityState;
 import dev.cdccache.connector.startup.StartupCheckException;
@@ -13,6 +14,10 @@ import dev.cdccache.connector.testing.InProcessConnector;
 import dev.cdccache.infra.LocalStack;
 import dev.cdccache.infra.junit.LocalStackExtension;
 import dev.cdccache.infra.mariadb.MariaDbServer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -113,6 +118,25 @@ class ReplicaHeartbeatIT {
         return settings;
     }
 
+    /** What {@code cdc-connector check --no-probe} prints for these settings. */
+    private static String check(Map<String, String> settings) {
+        try {
+            Path config = Files.createTempFile("replica-check", ".yml");
+            Files.writeString(config, "cdc:\n  connector: {}\n");
+            List<String> args = new ArrayList<>(List.of("check", "--config", config.toString(), "--no-probe"));
+            settings.forEach((key, value) -> args.add("--" + key + "=" + value));
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ConnectorCheckCommand.run(args.toArray(String[]::new),
+                    new PrintStream(out, true, StandardCharsets.UTF_8));
+            Files.delete(config);
+            String printed = out.toString(StandardCharsets.UTF_8);
+            System.out.println(printed);
+            return printed;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static StartupCheckException startupFailure(Map<String, String> settings) {
         Throwable failure = catchThrowable(() -> InProcessConnector.run(settings).close());
         assertThat(failure).as("start-up must fail").isNotNull();
@@ -137,14 +161,17 @@ class ReplicaHeartbeatIT {
     @Test
     void aReplicationFilterThatSkipsACapturedTableIsRefusedNamingTheFilter(LocalStack stack) {
         // the replica would apply no change of the item table while the primary's heartbeats replicate on
+        Map<String, String> settings = withPrimary(onReplica(stack, "replica-filtered"));
+        assertThat(check(settings)).as("check before the filter").contains("[ok  ] replica          a replica of");
         replica.execute(null, "STOP SLAVE", "SET GLOBAL replicate_wild_ignore_table = '" + DB + ".it%'", "START SLAVE");
         try {
-            StartupCheckException failure = startupFailure(withPrimary(onReplica(stack, "replica-filtered")));
+            StartupCheckException failure = startupFailure(settings);
 
             assertThat(failure.getMessage()).contains(replica.host() + ":" + replica.port() + " does not apply every change")
                     .contains(DB + ".item (wild-ignore-table " + DB + ".it% matches it)")
                     .contains("call them fresh");
             assertThat(failure.fix()).contains("STOP SLAVE", "<variable> = ''", "START SLAVE");
+            assertThat(check(settings)).contains("[FAIL] replica", DB + ".item (wild-ignore-table " + DB + ".it%");
         } finally {
             replica.execute(null, "STOP SLAVE", "SET GLOBAL replicate_wild_ignore_table = ''", "START SLAVE");
         }

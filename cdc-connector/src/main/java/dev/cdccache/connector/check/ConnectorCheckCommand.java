@@ -8,6 +8,7 @@ import dev.cdccache.connector.startup.DatabaseCheck;
 import dev.cdccache.connector.startup.DebeziumOverrideCheck;
 import dev.cdccache.connector.startup.KafkaClusterCheck;
 import dev.cdccache.connector.startup.KeyColumnCheck;
+import dev.cdccache.connector.startup.ReplicaCheck;
 import dev.cdccache.connector.startup.ReplicationFilters;
 import dev.cdccache.connector.startup.StartupCheckException;
 import dev.cdccache.connector.startup.TopicProvisioner;
@@ -212,6 +213,7 @@ public final class ConnectorCheckCommand {
                         KeyColumnCheck.of(properties, settings.capturedTables()).verify(connection);
                     });
             checkBinlogFilters(check, connection);
+            checkReplica(connection);
             if (settings.heartbeatTable().isEmpty()) {
                 report.warn("heartbeat", "disabled (cdc.connector.heartbeat.interval=0): clients cannot prove they are"
                         + " fresh and fall back to their staleness bound");
@@ -221,6 +223,18 @@ public final class ConnectorCheckCommand {
                     "the connector user must be able to run SHOW VARIABLES and SHOW GRANTS");
         }
         return problemsSoFar() == before;
+    }
+
+    /** A replica: its heartbeat is written on its primary, and its and the primary's filters keep every table. */
+    private void checkReplica(Connection connection) {
+        try {
+            report.ok("replica", new ReplicaCheck(properties).verify(connection));
+        } catch (StartupCheckException e) {
+            report.fail("replica", e);
+        } catch (SQLException e) {
+            report.fail("replica", e.toString(), "the connector user must be able to read the replication status"
+                    + " (SLAVE MONITOR on MariaDB, REPLICATION CLIENT on MySQL)");
+        }
     }
 
     private void checkBinlogFilters(DatabaseCheck check, Connection connection) {

@@ -100,9 +100,10 @@ public final class ReplicaCheck {
     /**
      * Runs the checks against the captured server, through {@code captured}, and the configured primary.
      *
+     * @return what was found, in a few words ({@code cdc-connector check} prints it)
      * @throws StartupCheckException when the heartbeat would not be an exact proof, with the setting to add or fix
      */
-    public void verify(Connection captured) throws SQLException {
+    public String verify(Connection captured) throws SQLException {
         Replication replication = replicationOf(captured, where(properties.getDatabase()), ConnectorProperties.PREFIX
                 + ".database.user");
         ConnectorProperties.Primary primary = properties.getHeartbeat().getPrimary();
@@ -115,7 +116,7 @@ public final class ReplicaCheck {
                         + " connector reads.", "Remove " + PRIMARY + ".* when the connector reads the primary itself;"
                         + " or point cdc.connector.database.host at the replica you meant.");
             }
-            return;
+            return "not a replica";
         }
         String replica = where(properties.getDatabase());
         if (!replication.sources().isEmpty() && !replication.logsReplicatedChanges()) {
@@ -128,7 +129,8 @@ public final class ReplicaCheck {
         verifyFilters(captured, replica, replication.sources());
         if (!heartbeats) {
             log.info("{} is a replica; heartbeats are disabled, so clients prove no freshness from this connector", replica);
-            return;
+            return "a replica of " + describe(replication.sources()) + " whose filters keep every captured table;"
+                    + " heartbeats disabled";
         }
         String why = "A heartbeat written on a replica is committed there ahead of the primary's changes that are still"
                 + " replicating: clients would take every change committed before its time as published while some"
@@ -188,6 +190,8 @@ public final class ReplicaCheck {
         }
         log.info("Reading replica {} of {}: the heartbeat row is written on the primary {} and captured from the"
                 + " replica's binlog in commit order", replica, source.describe(), primaryWhere);
+        return "a replica of " + source.describe() + " whose filters keep every captured table; heartbeats written on"
+                + " the primary " + primaryWhere + (source.sqlThreadRunning() ? "" : " (replication SQL thread stopped)");
     }
 
     /**

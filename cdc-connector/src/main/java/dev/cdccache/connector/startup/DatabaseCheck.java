@@ -221,13 +221,8 @@ public final class DatabaseCheck {
         if (filters.isEmpty()) {
             return filters;
         }
-        List<String> skipped = new ArrayList<>();
-        for (CapturedTable table : dataTables) {
-            filters.skipping(table.database(), table.table())
-                    .ifPresent(rule -> skipped.add(table.qualifiedName() + " (" + rule + ")"));
-        }
-        Optional<String> heartbeatSkipped = heartbeatTable.flatMap(t -> filters.skipping(t.database(), t.table())
-                .map(rule -> t.qualifiedName() + " (" + rule + ")"));
+        List<String> skipped = filters.skipped(dataTables);
+        List<String> heartbeatSkipped = filters.skipped(heartbeatTable.stream().toList());
         if (!skipped.isEmpty()) {
             throw new StartupCheckException("The binlog filters of " + where() + " (" + filters + ") leave captured"
                     + " table(s) out of the binlog: " + String.join(", ", skipped) + ". Their changes never reach the"
@@ -237,9 +232,9 @@ public final class DatabaseCheck {
                             + " configuration file and restart the server (they are not dynamic); or remove the tables"
                             + " from cdc.connector.tables and do not cache their rows.");
         }
-        if (heartbeatSkipped.isPresent()) {
+        if (!heartbeatSkipped.isEmpty()) {
             throw new StartupCheckException("The binlog filters of " + where() + " (" + filters + ") leave the heartbeat"
-                    + " table out of the binlog: " + heartbeatSkipped.get() + ". No heartbeat would be published, so"
+                    + " table out of the binlog: " + heartbeatSkipped.get(0) + ". No heartbeat would be published, so"
                     + " no client could prove its caches fresh.",
                     "Remove the binlog-do-db / binlog-ignore-db line that leaves its database out (or add it to"
                             + " binlog-do-db) in the server's configuration file and restart the server.");

@@ -1,6 +1,5 @@
 package dev.cdccache.connector.startup;
 
-import dev.cdccache.connector.config.CapturedTable;
 import dev.cdccache.connector.config.ConnectorProperties;
 import dev.cdccache.connector.config.ConnectorProperties.Flavor;
 import dev.cdccache.connector.config.DebeziumSettings;
@@ -218,11 +217,7 @@ public final class ReplicaCheck {
         if (filters.isEmpty()) {
             return;
         }
-        List<String> skipped = new ArrayList<>();
-        for (CapturedTable table : new DebeziumSettings(properties).dataTables()) {
-            filters.skipping(table.database(), table.table())
-                    .ifPresent(rule -> skipped.add(table.qualifiedName() + " (" + rule + ")"));
-        }
+        List<String> skipped = filters.skipped(new DebeziumSettings(properties).dataTables());
         if (!skipped.isEmpty()) {
             throw new StartupCheckException("The binlog filters of the primary " + PRIMARY + " " + primaryWhere + " ("
                     + filters + ") leave captured table(s) out of its binlog: " + String.join(", ", skipped) + ". Their"
@@ -266,11 +261,7 @@ public final class ReplicaCheck {
                     + " replica the connector reads", replica, skipErrors, execMode);
         }
         for (Source source : sources) {
-            List<String> skipped = new ArrayList<>();
-            for (CapturedTable table : settings.capturedTables()) {
-                source.filters().skipping(table.database(), table.table())
-                        .ifPresent(rule -> skipped.add(table.qualifiedName() + " (" + rule + ")"));
-            }
+            List<String> skipped = source.filters().skipped(settings.capturedTables());
             if (!skipped.isEmpty()) {
                 throw new StartupCheckException(replica + " does not apply every change it replicates from "
                         + source.describe() + ": its replication filters (" + source.filters() + ") skip "

@@ -1,7 +1,10 @@
 package dev.cdccache.connector.startup;
 
+import dev.cdccache.connector.config.CapturedTable;
 import java.text.Normalizer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -76,6 +79,16 @@ public record ReplicationFilters(List<String> doDbs, List<String> ignoreDbs, Lis
     public Optional<String> skipping(String database, String table) {
         Optional<String> exact = skipping(database, table, false);
         return exact.isPresent() ? exact : skipping(database, table, true);
+    }
+
+    /** Each of {@code tables} these filters skip, as {@code db.table (rule)}, in order. */
+    public List<String> skipped(Collection<CapturedTable> tables) {
+        List<String> skipped = new ArrayList<>();
+        for (CapturedTable table : tables) {
+            skipping(table.database(), table.table())
+                    .ifPresent(rule -> skipped.add(table.qualifiedName() + " (" + rule + ")"));
+        }
+        return skipped;
     }
 
     private Optional<String> skipping(String database, String table, boolean folded) {

@@ -6,7 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.cdccache.connector.check.ConnectorCheckCommand;
 import dev.cdccache.connector.continuity.Continuity;
+import dev.cdccache.connector.continuity.ContinuityHealthIndicator;
 import dev.cdccache.connector.continuity.ContinuityState;
+import dev.cdccache.connector.heartbeat.HeartbeatWriter;
 import dev.cdccache.connector.startup.StartupCheckException;
 import dev.cdccache.connector.testing.ChangeTopicRecorder;
 import dev.cdccache.connector.testing.ChangeTopicRecorder.Change;
@@ -39,6 +41,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.health.contributor.Status;
 
 /**
  * The connector reading a read replica (docs/connector.md, "Reading a replica"), with real processes: the shared
@@ -283,6 +286,117 @@ class ReplicaHeartbeatIT {
             }
             assertThat(violations).as("heartbeats that proved a primary commit published before it was").isEmpty();
         }
+    }
+
+    /**
+     * A replication filter set on the replica while the connector runs: the replica stops applying the item table's
+     * changes while the primary's heartbeat rows replicate on and would prove them published. The connector must write
+     * no heartbeat row while the filter is in place, start an epoch clients drop their caches for, say so in health,
+     * and a start after the filter was removed must not resume an epoch of the stopped process, not even one renewed
+     * during the hold (for a schema change of another captured table) and recorded with the offsets; removed while the
+     * connector runs, one more epoch starts before rows are written again.
+     */
+    @Test
+    void aReplicationFilterSetWhileTheConnectorRunsHoldsHeartbeatsBackAndEndsTheEpoch(LocalStack stack) throws Exception {
+        String name = "replica-filter-live-" + ProcessHandle.current().pid();
+        replica.replicationDelay(Duration.ZERO); // the filter acts as the replica applies; no delay keeps that prompt
+        replica.awaitReplicated(primary, CONVERGE);
+        primary.execute(DB, "CREATE TABLE IF NOT EXISTS renewed_item (id BIGINT PRIMARY KEY, version INT NOT NULL)");
+        replica.awaitReplicated(primary, CONVERGE);
+        Map<String, String> settings = withPrimary(onReplica(stack, name));
+        settings.put("cdc.connector.tables[1]", DB + ".renewed_item"); // not filtered: its schema change renews
+        try (ChangeTopicRecorder recorder = new ChangeTopicRecorder(stack.kafka().bootstrapServers(),
+                List.of(DATA_TOPIC, BEAT_TOPIC))) {
+            String before;
+            String renewedDuringHold;
+            try (InProcessConnector connector = InProcessConnector.start(settings)) {
+                before = verdictOf(connector).epoch();
+                recorder.await(BEAT_TOPIC, c -> isOwnHeartbeat(c, name) && before.equals(epoch(c)), 1, CONVERGE);
+                String held = filterAndAwaitHold(connector, recorder, name, before);
+                assertThat(held).isNotEqualTo(before);
+                // a renewal while held: written to the row (clients drop their entries for it), never resumed
+                primary.execute(DB, "ALTER TABLE renewed_item COMMENT = 'during the hold " + System.nanoTime() + "'");
+                await("the renewal during the hold").atMost(CONVERGE).until(() -> verdictOf(connector).verdict()
+                        == Continuity.Verdict.SCHEMA_CHANGE_OF_CAPTURED_TABLE);
+                renewedDuringHold = verdictOf(connector).epoch();
+                await("the renewal in the primary's row").atMost(CONVERGE)
+                        .until(() -> renewedDuringHold.equals(epochOnPrimary(name)));
+                assertThat(connector.context().getBean(HeartbeatWriter.class).heldBecause()).isPresent();
+            } finally {
+                setFilter("");
+            }
+            // stopped while held, started after the filter was removed: the changes it kept out are not proven
+            try (InProcessConnector connector = InProcessConnector.start(settings)) {
+                Continuity started = verdictOf(connector);
+                assertThat(started.verdict()).isEqualTo(Continuity.Verdict.EPOCH_UNKNOWN);
+                assertThat(started.epoch()).isNotIn(before, renewedDuringHold);
+                assertThat(started.message()).contains("held heartbeat rows back");
+
+                // removed while the connector runs: one more epoch, then heartbeat rows again
+                String held;
+                try {
+                    held = filterAndAwaitHold(connector, recorder, name, started.epoch());
+                } finally {
+                    setFilter("");
+                }
+                await("the end of the hold").atMost(CONVERGE)
+                        .until(() -> verdictOf(connector).verdict() == Continuity.Verdict.FILTER_REMOVED);
+                String after = verdictOf(connector).epoch();
+                assertThat(after).isNotIn(before, started.epoch(), held);
+                recorder.await(BEAT_TOPIC, c -> isOwnHeartbeat(c, name) && after.equals(epoch(c)), 3, CONVERGE);
+                assertThat(connector.context().getBean(HeartbeatWriter.class).heldBecause()).isEmpty();
+                assertThat(connector.context().getBean(ContinuityHealthIndicator.class).health().getStatus())
+                        .isEqualTo(Status.UP);
+            }
+        } finally {
+            replica.replicationDelay(DELAY);
+        }
+    }
+
+    /**
+     * Sets a filter that skips the item table on the replica, awaits the connector's hold, then commits an item change
+     * the replica filters out and checks that no heartbeat dated after it is published.
+     *
+     * @return the epoch of the hold
+     */
+    private static String filterAndAwaitHold(InProcessConnector connector, ChangeTopicRecorder recorder, String name,
+            String running) throws Exception {
+        setFilter(DB + ".it%");
+        await("the hold").atMost(CONVERGE)
+                .until(() -> verdictOf(connector).verdict() == Continuity.Verdict.FILTERED_FROM_BINLOG);
+        String held = verdictOf(connector).epoch();
+        assertThat(held).isNotEqualTo(running);
+        assertThat(connector.context().getBean(HeartbeatWriter.class).heldBecause()).hasValueSatisfying(why ->
+                assertThat(why).contains(DB + ".item (wild-ignore-table " + DB + ".it% matches it)"));
+        assertThat(connector.context().getBean(ContinuityHealthIndicator.class).health().getStatus())
+                .isEqualTo(Status.DOWN);
+        // the hold's epoch reaches clients: they drop their entries of the item table
+        recorder.await(BEAT_TOPIC, c -> isOwnHeartbeat(c, name) && held.equals(epoch(c)), 1, CONVERGE);
+
+        long version = System.nanoTime() % 1_000_000_000L;
+        long committed;
+        try (Connection writer = primary.adminConnection(DB); Statement statement = writer.createStatement()) {
+            statement.executeUpdate("UPDATE item SET version = " + version + " WHERE id = 1");
+            try (ResultSet rs = statement.executeQuery("SELECT UNIX_TIMESTAMP(NOW(6))")) {
+                rs.next();
+                committed = rs.getBigDecimal(1).movePointRight(6).longValueExact();
+            }
+        }
+        Thread.sleep(3_000); // 15 heartbeat intervals
+        assertThat(recorder.changes()).as("heartbeats that prove the filtered change published")
+                .noneMatch(c -> c.topic().equals(BEAT_TOPIC) && isOwnHeartbeat(c, name) && beatMicros(c) >= committed);
+        assertThat(recorder.changes()).as("the filtered change never reaches the replica's binlog")
+                .noneMatch(c -> c.topic().equals(DATA_TOPIC) && version(c) == version);
+        return held;
+    }
+
+    private static void setFilter(String wildIgnoreTable) {
+        replica.execute(null, "STOP SLAVE", "SET GLOBAL replicate_wild_ignore_table = '" + wildIgnoreTable + "'",
+                "START SLAVE");
+    }
+
+    private static String epoch(Change change) {
+        return change.value() == null ? null : change.value().path("after").path("epoch").asString();
     }
 
     /**

@@ -2,7 +2,11 @@ package dev.cdccache.connector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
+import dev.cdccache.connector.continuity.Continuity;
+import dev.cdccache.connector.continuity.ContinuityState;
+import dev.cdccache.connector.heartbeat.HeartbeatWriter;
 import dev.cdccache.connector.startup.StartupCheckException;
 import dev.cdccache.connector.testing.InProcessConnector;
 import dev.cdccache.infra.LocalStack;
@@ -10,6 +14,10 @@ import dev.cdccache.infra.junit.LocalStackExtension;
 import dev.cdccache.infra.mariadb.MariaDbServer;
 import dev.cdccache.infra.process.JavaProcess;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -132,21 +140,62 @@ class StartupErrorsIT {
         }
     }
 
+    /**
+     * A binlog-ignore-db that leaves a captured table out of the binlog. The server restarted with it while the
+     * connector streams: the connector writes no more heartbeat rows (each would prove the table's changes published)
+     * after one with a new epoch; started with it in place, the connector fails naming the table.
+     */
     @Test
-    void aBinlogIgnoreDbThatLeavesACapturedTableOutFailsNamingTheTable(LocalStack stack, @TempDir Path dir) {
-        Map<String, String> settings = settings(stack, "binlog-ignore-db");
-        try (MariaDbServer filtered = MariaDbServer.builder(dir.resolve("binlog-ignore-db"))
-                .setting("binlog-ignore-db=" + DB).build().start()) {
-            filtered.createDatabase(DB);
-            filtered.execute(DB, "CREATE TABLE IF NOT EXISTS present (id INT PRIMARY KEY)");
-            settings.put("cdc.connector.database.port", Integer.toString(filtered.port()));
-            settings.put("cdc.connector.database.user", filtered.connectorUser());
-            settings.put("cdc.connector.database.password", filtered.connectorPassword());
+    void aBinlogIgnoreDbThatLeavesACapturedTableOutHoldsHeartbeatsBackWhileStreamingAndFailsTheNextStart(
+            LocalStack stack, @TempDir Path dir) throws Exception {
+        String name = "binlog-ignore-db";
+        Map<String, String> settings = settings(stack, name);
+        Path serverDir = dir.resolve(name);
+        MariaDbServer server = MariaDbServer.builder(serverDir).build().start();
+        try {
+            server.createDatabase(DB);
+            server.execute(DB, "CREATE TABLE IF NOT EXISTS present (id INT PRIMARY KEY)");
+            settings.put("cdc.connector.database.port", Integer.toString(server.port()));
+            settings.put("cdc.connector.database.user", server.connectorUser());
+            settings.put("cdc.connector.database.password", server.connectorPassword());
+            settings.put("cdc.connector.heartbeat.interval", "200ms");
+            try (InProcessConnector connector = InProcessConnector.start(settings)) {
+                ContinuityState state = connector.context().getBean(ContinuityState.class);
+                String before = state.current().orElseThrow().epoch();
+                server.stop();
+                server = MariaDbServer.builder(serverDir).port(server.port()).setting("binlog-ignore-db=" + DB).build()
+                        .start();
+                await("the hold").atMost(Duration.ofSeconds(60)).until(() ->
+                        state.current().orElseThrow().verdict() == Continuity.Verdict.FILTERED_FROM_BINLOG);
+                String held = state.current().orElseThrow().epoch();
+                assertThat(held).isNotEqualTo(before);
+                assertThat(connector.context().getBean(HeartbeatWriter.class).heldBecause()).hasValueSatisfying(why ->
+                        assertThat(why).contains(DB + ".present (ignore-db names " + DB + ")"));
+                // the row carries the hold's epoch (a start would not resume the epoch before), and is written no more
+                String[] row = heartbeatRow(server, name);
+                assertThat(row[0]).isEqualTo(held);
+                Thread.sleep(2_000); // 10 heartbeat intervals
+                assertThat(heartbeatRow(server, name)).as("the heartbeat row after 2 s on hold").containsExactly(row);
+            }
 
             StartupCheckException failure = startupFailure(settings);
             assertThat(failure.getMessage()).contains("leave captured table(s) out of the binlog")
                     .contains(DB + ".present (ignore-db names " + DB + ")").contains("call them fresh");
             assertThat(failure.fix()).contains("binlog-ignore-db");
+        } finally {
+            server.close();
+        }
+    }
+
+    /** The epoch and time of a connector's heartbeat row. */
+    private static String[] heartbeatRow(MariaDbServer server, String connector) throws SQLException {
+        try (Connection c = server.adminConnection(null); PreparedStatement s = c.prepareStatement(
+                "SELECT epoch, ts FROM " + MariaDbServer.HEARTBEAT_TABLE + " WHERE id = ?")) {
+            s.setString(1, connector);
+            try (ResultSet rs = s.executeQuery()) {
+                assertThat(rs.next()).as("the heartbeat row of %s", connector).isTrue();
+                return new String[] {rs.getString(1), rs.getString(2)};
+            }
         }
     }
 

@@ -14,6 +14,7 @@ import dev.cdccache.connector.export.ConnectConfigExporter;
 import dev.cdccache.connector.health.DatabaseHealthIndicator;
 import dev.cdccache.connector.heartbeat.HeartbeatRecords;
 import dev.cdccache.connector.heartbeat.HeartbeatRow;
+import dev.cdccache.connector.heartbeat.FilterWatch;
 import dev.cdccache.connector.heartbeat.HeartbeatWriter;
 import dev.cdccache.connector.health.EngineHealthIndicator;
 import dev.cdccache.connector.health.KafkaHealthIndicator;
@@ -176,14 +177,33 @@ class ConnectorConfiguration {
 
         @Bean
         HeartbeatWriter heartbeatWriter(ConnectorProperties properties, DebeziumSettings settings, MeterRegistry registry,
-                ContinuityState continuityState) {
+                ContinuityState continuityState, StoredOffsets offsets) {
+            // before every row: the filters that decide what reaches the binlog still keep every captured table
+            FilterWatch filters = new FilterWatch(new DatabaseCheck(properties.getDatabase(), settings.dataTables(),
+                    settings.heartbeatTable()), properties.getDatabase(), properties.getHeartbeat().getPrimary()
+                            .isConfigured() ? Optional.of(new ReplicaCheck(properties)) : Optional.empty(),
+                    properties.heartbeatDatabase(), properties.heartbeatDatabaseSettings());
+            Clock clock = Clock.systemUTC();
+            HeartbeatWriter.FilterEpochs epochs = new HeartbeatWriter.FilterEpochs() {
+                @Override
+                public String filterFound(String filter) {
+                    // first with the offsets, so that no later start resumes an epoch of this process, then in force
+                    offsets.recordUnresumable();
+                    return continuityState.renewForFilter(filter, clock);
+                }
+
+                @Override
+                public String filterGone() {
+                    return continuityState.renewAfterFilter(clock);
+                }
+            };
             // a disabled heartbeat (interval 0) never writes: the row below is only a placeholder then
             // on a replica: its primary, where the row is committed in order with the changes still replicating
             return new HeartbeatWriter(properties.heartbeatDatabase(), properties.heartbeatDatabaseSettings(),
                     settings.heartbeatRow().orElseGet(() -> new HeartbeatRow(
                             CapturedTable.parse(properties.getHeartbeat().getTable()),
                             properties.getName(), settings.dataTables())),
-                    continuityState::epochOrNull, properties.getHeartbeat().getInterval(), registry);
+                    continuityState::epochOrNull, properties.getHeartbeat().getInterval(), registry, filters, epochs);
         }
 
         /**

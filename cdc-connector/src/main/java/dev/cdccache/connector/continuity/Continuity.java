@@ -75,7 +75,18 @@ public record Continuity(String epoch, Verdict verdict, String message, String a
          * While streaming, the binlog held an incident event: the server could not log some changes ({@code
          * LOST_EVENTS}), so a new epoch replaced the running one.
          */
-        SERVER_INCIDENT(true);
+        SERVER_INCIDENT(true),
+        /**
+         * While streaming, a binlog or replication filter was found to leave a captured table's changes out of the
+         * binlog the connector reads: heartbeat rows are held back while it is in place, and a new epoch replaced the
+         * running one (not a renewal of it: a start before the filter is removed and noticed does not resume it).
+         */
+        FILTERED_FROM_BINLOG(true),
+        /**
+         * While streaming, the filter that held heartbeat rows back is gone: the changes made while it was in place never
+         * reached the binlog, so a new epoch replaced the one of the hold and heartbeat rows are written again.
+         */
+        FILTER_REMOVED(true);
 
         private final boolean gap;
 

@@ -229,7 +229,11 @@ public final class ContinuityCheck {
                     + position + " on the server with " + server + "; epoch " + own.get().epoch() + renewed + " kept.",
                     "", clock.instant()), false);
         }
-        String why = own.isEmpty() || own.get().epoch().isEmpty()
+        String why = EpochLineage.isUnresumable(origin.get().epoch())
+                ? "when it last ran, connector '" + name + "' held heartbeat rows back because a binlog or replication"
+                        + " filter left captured tables out of the binlog, and the changes it kept out were never"
+                        + " published"
+                : own.isEmpty() || own.get().epoch().isEmpty()
                 ? "the heartbeat row of '" + name + "' (with its epoch) is gone"
                 : !ownRenewals
                         ? "the heartbeat row of '" + name + "' on the primary carries epoch " + own.get().epoch()

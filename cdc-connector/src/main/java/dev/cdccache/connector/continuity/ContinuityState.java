@@ -196,14 +196,55 @@ public final class ContinuityState {
                         + " (XA COMMIT ... ONE PHASE), which the binlog holds with their rows.", clock);
     }
 
+    /**
+     * Replaces the epoch because a binlog or replication filter leaves captured tables out of the binlog while the
+     * connector streams (the heartbeat writer then holds its rows back). The new epoch is a new root, not a renewal of
+     * the running one, and is not recorded with the offsets: a start while the heartbeat row carries it does not resume
+     * the stored epoch ({@link Continuity.Verdict#EPOCH_UNKNOWN}), so the changes the filter kept out cannot be proven published
+     * by a later heartbeat of an epoch clients kept their entries under.
+     *
+     * @param filter what the filter is and what to do about it
+     * @return the new epoch; null (and nothing renewed) before the start-up check decided one
+     */
+    public String renewForFilter(String filter, Clock clock) {
+        return renew(Continuity.Verdict.FILTERED_FROM_BINLOG, filter, true, epochs -> "A filter leaves changes of"
+                + " captured tables out of the binlog the connector reads: " + filter + " Heartbeat rows are held back"
+                + " until it is removed, so no client proves its cache fresh meanwhile. " + epochs, "Remove the filter"
+                + " as said above; the connector notices within a heartbeat interval and writes heartbeat rows again under a"
+                + " new epoch. Changes made while it was in place never reach the clients: they drop their entries of"
+                + " the captured tables then.", clock);
+    }
+
+    /**
+     * Replaces the epoch of a filter's hold ({@link #renewForFilter}) once the filter is gone: the changes made while it
+     * was in place never reached the binlog, so clients drop what they cached meanwhile. A new root too.
+     *
+     * @return the new epoch; null before the start-up check decided one
+     */
+    public String renewAfterFilter(Clock clock) {
+        return renew(Continuity.Verdict.FILTER_REMOVED, "", true, epochs -> "The filter that left changes of captured"
+                + " tables out of the binlog is gone, but the changes made while it was in place never reached it;"
+                + " heartbeat rows are written again. " + epochs, "Nothing more: clients drop their entries of the"
+                + " captured tables once they read the new epoch.", clock);
+    }
+
     /** @param form what the ERROR line is throttled by, with the verdict: the same form within 10 s is counted only */
-    private synchronized String renew(Continuity.Verdict verdict, String form,
+    private String renew(Continuity.Verdict verdict, String form,
+            java.util.function.UnaryOperator<String> message, String action, Clock clock) {
+        return renew(verdict, form, false, message, action, clock);
+    }
+
+    /**
+     * @param newRoot a new epoch of its own rather than a renewal a next start may resume ({@link EpochLineage})
+     */
+    private synchronized String renew(Continuity.Verdict verdict, String form, boolean newRoot,
             java.util.function.UnaryOperator<String> message, String action, Clock clock) {
         Continuity c = current.get();
         if (c == null) {
             return null;
         }
-        String epoch = EpochLineage.renewalOf(c.epoch()); // the next start resumes it (EpochLineage)
+        // a renewal: the next start resumes it (EpochLineage); a new root: it does not
+        String epoch = newRoot ? EpochLineage.renewalOf(null) : EpochLineage.renewalOf(c.epoch());
         Continuity renewed = new Continuity(epoch, verdict, message.apply("A new epoch " + epoch + " replaced "
                 + c.epoch() + ": every client drops its cached entries of the captured tables."), action, clock.instant());
         current.set(renewed);

@@ -43,6 +43,22 @@ final class EpochLineage {
                 && rootOf(rowEpoch).equals(rootOf(offsetsEpoch));
     }
 
+    /** Starts the epochs recorded with the offsets by {@link #unresumable()}. */
+    private static final String UNRESUMABLE = "unresumable-";
+
+    /**
+     * An epoch for the offsets' record that no heartbeat row ever carries, so that the next start resumes no epoch
+     * ({@link StoredOffsets#recordUnresumable}); it tells why ({@link #isUnresumable}).
+     */
+    static String unresumable() {
+        return UNRESUMABLE + UUID.randomUUID();
+    }
+
+    /** Whether {@code offsetsEpoch} was recorded by {@link StoredOffsets#recordUnresumable}. */
+    static boolean isUnresumable(String offsetsEpoch) {
+        return offsetsEpoch.startsWith(UNRESUMABLE);
+    }
+
     private static String rootOf(String epoch) {
         int at = epoch.indexOf(SEPARATOR);
         return at < 0 ? epoch : epoch.substring(0, at);

@@ -82,7 +82,8 @@ public final class EpochRenewal implements Consumer<UnreadableChange> {
                 "Incident events in the binlog: the server could not log some changes");
         Gauge.builder("cdc.connector.heartbeat.held", heartbeats, w -> w.heldBecause().isPresent() ? 1 : 0)
                 .description("1 while heartbeat rows are held back because the server would log them as SQL"
-                        + " statements; clients cannot prove their caches fresh meanwhile")
+                        + " statements, or because a filter leaves a captured table out of the binlog; clients cannot"
+                        + " prove their caches fresh meanwhile")
                 .register(registry);
     }
 

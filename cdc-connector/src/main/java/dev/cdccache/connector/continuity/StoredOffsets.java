@@ -42,6 +42,8 @@ public class StoredOffsets {
     private final Map<String, String> partition;
     private final String location;
     private volatile OffsetsOrigin written;
+    /** Set by {@link #recordUnresumable}: the renewals recorded after it would make an epoch resumable again. */
+    private boolean unresumable;
 
     /**
      * @param engineProperties the engine's properties ({@code DebeziumSettings#engineProperties()})
@@ -105,7 +107,28 @@ public class StoredOffsets {
      * @throws IllegalStateException if no origin was written at start-up, the engine's store is not running, or it
      *     could not be written; the caller stops the engine at the event then, before a position past it is stored
      */
-    public void recordRenewedEpoch(String epoch) {
+    public synchronized void recordRenewedEpoch(String epoch) {
+        if (unresumable) {
+            return; // no epoch of this process may be resumed (recordUnresumable)
+        }
+        record(epoch);
+    }
+
+    /**
+     * Records, through the engine's running store, an epoch no heartbeat row ever carries, and keeps it over every later
+     * renewal of this process: the next start then resumes no epoch ({@code EPOCH_UNKNOWN}), whatever the row says. For
+     * a filter found while streaming: the changes it kept out of the binlog are in none, so no epoch this process
+     * published may be proven again after a restart, even where the heartbeat row could not be written, or lost its
+     * latest writes in a failover.
+     *
+     * @throws IllegalStateException as {@link #recordRenewedEpoch}; the caller tries again
+     */
+    public synchronized void recordUnresumable() {
+        record(EpochLineage.unresumable());
+        unresumable = true;
+    }
+
+    private void record(String epoch) {
         OffsetsOrigin origin = written;
         if (origin == null) {
             throw new IllegalStateException("no offsets origin was recorded at start-up to renew the epoch of");

@@ -48,11 +48,42 @@ public final class HeartbeatWriter implements SmartLifecycle {
     private final Duration interval;
     private final Counter writes;
     private final Counter failures;
+    private final HeartbeatProof proof;
+    private final FilterEpochs filterEpochs;
     private ScheduledExecutorService timer;
     private Connection connection;
     private boolean failing;
     /** Why writes are held back, null while they are not (see {@link #heardAsStatement}). */
     private volatile String held;
+    /** Why the proof refuses rows (a filter), null while it does not (see {@link #writeOnce}). */
+    private volatile String refused;
+    /**
+     * The epoch of the last row written. While the proof refuses, a row is written only with an epoch no row carried
+     * before: clients drop their entries for it, so it proves nothing about what they cached under an earlier one.
+     */
+    private String lastWritten;
+
+    /** Where the epochs of a filter's hold come from ({@code ContinuityState}). */
+    public interface FilterEpochs {
+        /** Nothing replaces the epoch (tests that check no filters). */
+        FilterEpochs NONE = new FilterEpochs() {
+            @Override
+            public String filterFound(String filter) {
+                return null;
+            }
+
+            @Override
+            public String filterGone() {
+                return null;
+            }
+        };
+
+        /** A new epoch, outside the running one's lineage, for a filter found while streaming; null if none yet. */
+        String filterFound(String filter);
+
+        /** A new epoch once the filter is gone; null if none yet. */
+        String filterGone();
+    }
 
     /**
      * @param epoch the current continuity epoch, read at every write; null until it is decided (before the
@@ -60,7 +91,8 @@ public final class HeartbeatWriter implements SmartLifecycle {
      */
     public HeartbeatWriter(ConnectorProperties.Database database, HeartbeatRow row, Supplier<String> epoch,
             Duration interval, MeterRegistry registry) {
-        this(database, ConnectorProperties.PREFIX + ".database", row, epoch, interval, registry);
+        this(database, ConnectorProperties.PREFIX + ".database", row, epoch, interval, registry, HeartbeatProof.ALWAYS,
+                FilterEpochs.NONE);
     }
 
     /**
@@ -68,9 +100,14 @@ public final class HeartbeatWriter implements SmartLifecycle {
      * @param settings the settings that name {@code database}, for messages
      * @param epoch the current continuity epoch, read at every write; null until it is decided (before the
      *     engine starts), when nothing is written
+     * @param proof asked before every row; while it refuses, rows are held back ({@link #writeOnce})
+     * @param filterEpochs the epochs that start when the proof begins and stops refusing
      */
     public HeartbeatWriter(ConnectorProperties.Database database, String settings, HeartbeatRow row,
-            Supplier<String> epoch, Duration interval, MeterRegistry registry) {
+            Supplier<String> epoch, Duration interval, MeterRegistry registry, HeartbeatProof proof,
+            FilterEpochs filterEpochs) {
+        this.proof = proof;
+        this.filterEpochs = filterEpochs;
         this.database = database;
         this.settings = settings;
         this.row = row;
@@ -109,6 +146,9 @@ public final class HeartbeatWriter implements SmartLifecycle {
                     + " held back (" + held + ") Stopping, so that a restart reads the binlog from before its reason.");
         }
         String currentEpoch = epoch.get();
+        if (refused != null && currentEpoch.equals(lastWritten)) {
+            return; // the hold for a filter wrote it already (see lastWritten)
+        }
         try {
             upsert(currentEpoch);
         } catch (SQLException | RuntimeException e) {
@@ -128,6 +168,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
             s.setString(3, row.tablesColumn());
             s.executeUpdate();
         }
+        lastWritten = currentEpoch;
         writes.increment();
     }
 
@@ -167,9 +208,10 @@ public final class HeartbeatWriter implements SmartLifecycle {
         return row;
     }
 
-    /** Why heartbeat rows are held back, if they are ({@link #heardAsStatement}). */
+    /** Why heartbeat rows are held back, if they are ({@link #heardAsStatement}, or a filter {@link #writeOnce} found). */
     public Optional<String> heldBecause() {
-        return Optional.ofNullable(held);
+        String statement = held;
+        return Optional.ofNullable(statement != null ? statement : refused);
     }
 
     /**
@@ -217,30 +259,85 @@ public final class HeartbeatWriter implements SmartLifecycle {
         }
     }
 
-    /** Writes the row once, unless writes are held and still need to be; public for tests. */
-    public synchronized void writeOnce() {
-        String currentEpoch = epoch.get();
-        if (currentEpoch == null) {
+    /**
+     * Writes the row once, unless writes are held and still need to be; public for tests.
+     *
+     * <p>Before the row, the {@link HeartbeatProof} is asked whether it would prove only what is true (outside the lock:
+     * its queries must not delay a row the binlog-reading thread writes). When it first refuses (a filter leaves
+     * captured tables out of the binlog), a new epoch starts that the next start does not resume, and the row is
+     * written once with it: clients that read it drop their entries. No row follows while it refuses, other than one
+     * with an epoch renewed meanwhile. When it stops refusing, one more new epoch starts (the changes made meanwhile
+     * never reached the binlog) and rows are written again.
+     */
+    public void writeOnce() {
+        if (epoch.get() == null) {
             return; // the start-up check has not decided the epoch yet; it writes the first row itself
         }
+        Optional<String> refusal;
+        try {
+            refusal = proof.refusal();
+        } catch (SQLException | RuntimeException e) {
+            synchronized (this) {
+                failed(e, "could not read the binlog and replication filters before it");
+            }
+            return;
+        }
+        write(refusal);
+    }
+
+    private synchronized void write(Optional<String> refusal) {
         releaseIfRows();
         if (held != null) {
             return;
         }
         try {
-            upsert(currentEpoch);
+            if (refusal.isPresent()) {
+                holdFor(refusal.get());
+                return;
+            }
+            if (refused != null) {
+                String renewed = filterEpochs.filterGone();
+                refused = null;
+                log.info("Heartbeat rows are written again: the filter that left captured tables out of the binlog is"
+                        + " gone; epoch {}", renewed != null ? renewed : epoch.get());
+            }
+            upsert(epoch.get());
             if (failing) {
                 failing = false;
                 log.info("Heartbeat writes to the database work again");
             }
         } catch (SQLException | RuntimeException e) {
-            failures.increment();
-            closeConnection();
-            if (!failing) {
-                failing = true; // log the first failure of a series only
-                log.warn("Could not write the heartbeat row on {}:{} ({}); retrying every {}", database.getHost(),
-                        database.getPort(), e.getMessage(), interval);
+            failed(e, "");
+        }
+    }
+
+    private void failed(Exception e, String when) {
+        failures.increment();
+        closeConnection();
+        if (!failing) {
+            failing = true; // log the first failure of a series only
+            log.warn("Could not write the heartbeat row on {}:{} ({}{}); retrying every {}", database.getHost(),
+                    database.getPort(), when.isEmpty() ? "" : when + ": ", e.getMessage(), interval);
+        }
+    }
+
+    /**
+     * Holds rows back for a filter. The first time, starts the hold's epoch (recorded with the offsets as one the next
+     * start does not resume, then set); the row is written with the current epoch while no row carried it yet, that is
+     * until that write succeeds, and again after a renewal of it.
+     */
+    private void holdFor(String refusal) throws SQLException {
+        if (refused == null) {
+            String started = filterEpochs.filterFound(refusal); // logs the gap, the filter and what to do
+            if (started == null) {
+                log.error("Heartbeat rows are no longer written: {} Clients cannot prove their caches fresh until the"
+                        + " filter is removed; checked every {}.", refusal, interval);
             }
+        }
+        refused = refusal;
+        String current = epoch.get();
+        if (!current.equals(lastWritten)) {
+            upsert(current);
         }
     }
 
@@ -251,6 +348,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
             timer = null;
         }
         closeConnection();
+        proof.close();
     }
 
     @Override

@@ -125,7 +125,7 @@ public final class ReplicaCheck {
                     + " log_replica_updates=ON) in the replica's configuration and restart it; or point"
                     + " cdc.connector.database.host at the primary.");
         }
-        verifyFilters(captured, replica, replication.sources());
+        verifyFilters(captured, replica, replication.sources(), true);
         if (!heartbeats) {
             log.info("{} is a replica; heartbeats are disabled, so clients prove no freshness from this connector", replica);
             return "a replica of " + describe(replication.sources()) + " whose filters keep every captured table;"
@@ -175,7 +175,7 @@ public final class ReplicaCheck {
                                 + " replicas, the top primary is recognised once one of its transactions has"
                                 + " replicated down to " + replica + "; start the connector again then.");
             }
-            verifyPrimaryLogsCapturedTables(connection, primaryWhere);
+            verifyPrimaryLogsCapturedTables(connection, primaryWhere, true);
             if (upstream.serverId() != source.serverId()) {
                 log.warn("{} replicates from {}, which replicates (directly or not) from {}: the filters,"
                         + " log_slave_updates and skipped errors of the servers in between cannot be checked from here;"
@@ -194,10 +194,29 @@ public final class ReplicaCheck {
     }
 
     /**
+     * The filter checks of {@link #verify} again, without its log lines, for a connector that streams: asked before
+     * every heartbeat row, so that a filter set on the replica or on the primary while the connector runs stops the
+     * heartbeats from proving changes published that never reach the binlog the connector reads.
+     *
+     * @param captured a connection to the captured replica
+     * @param primary a connection to the configured primary, where the heartbeat row is written
+     * @throws StartupCheckException naming the filter that leaves a captured table out, and how to remove it
+     */
+    public void verifyFiltersStillKeepCapturedTables(Connection captured, Connection primary) throws SQLException {
+        String replica = where(properties.getDatabase());
+        Replication replication = replicationOf(captured, replica, ConnectorProperties.PREFIX + ".database.user");
+        verifyFilters(captured, replica, replication.sources(), false);
+        verifyPrimaryLogsCapturedTables(primary, where(properties.heartbeatDatabase()), false);
+    }
+
+    /**
      * The primary writes every captured table's changes to its binlog: a change it does not log never replicates,
      * while its heartbeat rows do.
+     *
+     * @param warn whether to log what deserves a warning but is not refused (at start-up, not at every heartbeat)
      */
-    private void verifyPrimaryLogsCapturedTables(Connection primary, String primaryWhere) throws SQLException {
+    private void verifyPrimaryLogsCapturedTables(Connection primary, String primaryWhere, boolean warn)
+            throws SQLException {
         boolean mysql = properties.getDatabase().getFlavor() == Flavor.MYSQL;
         ReplicationFilters filters;
         try {
@@ -226,15 +245,20 @@ public final class ReplicaCheck {
                     "Remove the binlog-do-db / binlog-ignore-db lines that leave these databases out from the primary's"
                             + " configuration file (on Amazon RDS: its parameter group) and restart it.");
         }
-        log.warn(DatabaseCheck.DDL_UNDER_DATABASE_RULES, PRIMARY + " " + primaryWhere, filters);
+        if (warn) {
+            log.warn(DatabaseCheck.DDL_UNDER_DATABASE_RULES, PRIMARY + " " + primaryWhere, filters);
+        }
     }
 
     /**
      * Every source's filters apply every change of the captured tables and the heartbeat table. A replica that skips a
      * captured table's changes never writes them to its binlog, while the primary's heartbeats replicate on and prove
      * them published: clients would keep stale entries and call them fresh.
+     *
+     * @param warn whether to log what deserves a warning but is not refused (at start-up, not at every heartbeat)
      */
-    private void verifyFilters(Connection captured, String replica, List<Source> sources) throws SQLException {
+    private void verifyFilters(Connection captured, String replica, List<Source> sources, boolean warn)
+            throws SQLException {
         DebeziumSettings settings = new DebeziumSettings(properties);
         boolean mysql = properties.getDatabase().getFlavor() == Flavor.MYSQL;
         String fix = "Remove the filter from the replica, and from its configuration file (on Amazon RDS: its parameter"
@@ -255,7 +279,8 @@ public final class ReplicaCheck {
         }
         String skipErrors = globals.getOrDefault("slave_skip_errors", globals.getOrDefault("replica_skip_errors", "OFF"));
         String execMode = globals.getOrDefault("slave_exec_mode", globals.getOrDefault("replica_exec_mode", "STRICT"));
-        if (!"OFF".equalsIgnoreCase(skipErrors) && !skipErrors.isBlank() || "IDEMPOTENT".equalsIgnoreCase(execMode)) {
+        if (warn && (!"OFF".equalsIgnoreCase(skipErrors) && !skipErrors.isBlank()
+                || "IDEMPOTENT".equalsIgnoreCase(execMode))) {
             log.warn("{} skips replicated events that fail (slave_skip_errors={}, slave_exec_mode={}): a skipped change"
                     + " never reaches its binlog or the clients; keep skip errors OFF and the exec mode STRICT on a"
                     + " replica the connector reads", replica, skipErrors, execMode);
@@ -289,10 +314,10 @@ public final class ReplicaCheck {
                             + " while heartbeats prove them published.", fix);
                 }
             }
-            if (source.filters().hasDatabaseRules()) {
+            if (warn && source.filters().hasDatabaseRules()) {
                 log.warn(DatabaseCheck.DDL_UNDER_DATABASE_RULES, replica, source.filters());
             }
-            if (!source.ignoredServerIds().isEmpty()) {
+            if (warn && !source.ignoredServerIds().isEmpty()) {
                 log.warn("{} ignores the changes of server ids {} when it replicates from {}: changes that originate"
                         + " on those servers never reach the connector; make sure none of them writes the captured"
                         + " tables", replica, source.ignoredServerIds(), source.describe());

@@ -1,0 +1,102 @@
+package dev.cdccache.connector.heartbeat;
+
+import dev.cdccache.connector.config.ConnectorProperties;
+import dev.cdccache.connector.startup.DatabaseCheck;
+import dev.cdccache.connector.startup.ReplicaCheck;
+import dev.cdccache.connector.startup.StartupCheckException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Optional;
+
+/**
+ * Reads the filters that decide what reaches the binlog again before every heartbeat row. A filter set while the
+ * connector runs keeps a captured table's changes out of the binlog it reads, while heartbeat rows would go on proving
+ * every change before their time published: a replica's {@code replicate-*} filters are dynamic, and a server the
+ * connector reconnects to may have been restarted with {@code binlog-do-db} / {@code binlog-ignore-db}.
+ *
+ * <p>It checks what start-up checks, without the warnings start-up logs once: the binlog filters of the captured server
+ * ({@link DatabaseCheck#verifyBinlogFilters}) and, on a replica whose heartbeat is written on its primary, the replica's
+ * replication filters and the primary's binlog filters ({@link ReplicaCheck#verifyFiltersStillKeepCapturedTables}).
+ * That is one status query per heartbeat on the captured server, or six on a replica and its primary, on connections of
+ * its own (the writer's stays free for the binlog-reading thread's rows).
+ */
+public final class FilterWatch implements HeartbeatProof {
+
+    private final DatabaseCheck capturedServerCheck;
+    private final ConnectorProperties.Database capturedServer;
+    private final Optional<ReplicaCheck> replica;
+    private final ConnectorProperties.Database primary;
+    private final String primarySettings;
+    private Connection capturedConnection;
+    private Connection primaryConnection;
+
+    /**
+     * @param capturedServerCheck the start-up check of the captured server (its binlog filters)
+     * @param capturedServer the server whose binlog is read
+     * @param replica the replica check, when the heartbeat row is written on the replica's primary; empty when it is
+     *     written on the captured server itself
+     * @param primary where the heartbeat row is written on a replica (unused without {@code replica})
+     * @param primarySettings the settings that name {@code primary}, for messages
+     */
+    public FilterWatch(DatabaseCheck capturedServerCheck, ConnectorProperties.Database capturedServer,
+            Optional<ReplicaCheck> replica, ConnectorProperties.Database primary, String primarySettings) {
+        this.capturedServerCheck = capturedServerCheck;
+        this.capturedServer = capturedServer;
+        this.replica = replica;
+        this.primary = primary;
+        this.primarySettings = primarySettings;
+    }
+
+    @Override
+    public synchronized Optional<String> refusal() throws SQLException {
+        try {
+            capturedConnection = open(capturedConnection, capturedServer, ConnectorProperties.PREFIX + ".database");
+            capturedServerCheck.verifyBinlogFilters(capturedConnection);
+            if (replica.isPresent()) {
+                primaryConnection = open(primaryConnection, primary, primarySettings);
+                replica.get().verifyFiltersStillKeepCapturedTables(capturedConnection, primaryConnection);
+            }
+            return Optional.empty();
+        } catch (StartupCheckException e) {
+            if (e.getCause() instanceof SQLException cause) {
+                // a status the user may no longer read (a revoked grant): that tells nothing about filters
+                throw new SQLException(e.getMessage() + " " + e.fix(), cause);
+            }
+            String fix = e.fix().endsWith(".") ? e.fix() : e.fix() + ".";
+            return Optional.of(e.getMessage() + " To remove it: " + fix);
+        } catch (SQLException | RuntimeException e) {
+            close(); // new connections next time
+            throw e;
+        }
+    }
+
+    private static Connection open(Connection current, ConnectorProperties.Database database, String settings)
+            throws SQLException {
+        if (current != null && !current.isClosed()) {
+            return current;
+        }
+        try {
+            return DatabaseCheck.connect(database, settings);
+        } catch (StartupCheckException e) {
+            // unreachable, or the password changed: that tells nothing about filters, and no row is written now
+            throw new SQLException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        capturedConnection = closed(capturedConnection);
+        primaryConnection = closed(primaryConnection);
+    }
+
+    private static Connection closed(Connection connection) {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // already broken
+            }
+        }
+        return null;
+    }
+}

@@ -143,7 +143,8 @@ class StartupErrorsIT {
     /**
      * A binlog-ignore-db that leaves a captured table out of the binlog. The server restarted with it while the
      * connector streams: the connector writes no more heartbeat rows (each would prove the table's changes published)
-     * after one with a new epoch; started with it in place, the connector fails naming the table.
+     * after one with a new epoch; restarted without it, rows resume under one more epoch (the server's own tables are
+     * right); started with it in place, the connector fails naming the table.
      */
     @Test
     void aBinlogIgnoreDbThatLeavesACapturedTableOutHoldsHeartbeatsBackWhileStreamingAndFailsTheNextStart(
@@ -176,7 +177,22 @@ class StartupErrorsIT {
                 assertThat(row[0]).isEqualTo(held);
                 Thread.sleep(2_000); // 10 heartbeat intervals
                 assertThat(heartbeatRow(server, name)).as("the heartbeat row after 2 s on hold").containsExactly(row);
+
+                // restarted without it: the server's own tables are right, so rows resume under one more epoch
+                server.stop();
+                server = MariaDbServer.builder(serverDir).port(server.port()).build().start();
+                await("the end of the hold").atMost(Duration.ofSeconds(60)).until(() ->
+                        state.current().orElseThrow().verdict() == Continuity.Verdict.FILTER_REMOVED);
+                String after = state.current().orElseThrow().epoch();
+                assertThat(after).isNotIn(before, held);
+                MariaDbServer resumed = server;
+                await("rows again, with that epoch").atMost(Duration.ofSeconds(30))
+                        .until(() -> heartbeatRow(resumed, name)[0].equals(after) && advances(resumed, name));
+                assertThat(connector.context().getBean(HeartbeatWriter.class).heldBecause()).isEmpty();
             }
+            server.stop();
+            server = MariaDbServer.builder(serverDir).port(server.port()).setting("binlog-ignore-db=" + DB).build()
+                    .start();
 
             StartupCheckException failure = startupFailure(settings);
             assertThat(failure.getMessage()).contains("leave captured table(s) out of the binlog")
@@ -185,6 +201,13 @@ class StartupErrorsIT {
         } finally {
             server.close();
         }
+    }
+
+    /** Whether the connector's heartbeat row is written again within a second (five heartbeat intervals). */
+    private static boolean advances(MariaDbServer server, String connector) throws Exception {
+        String[] first = heartbeatRow(server, connector);
+        Thread.sleep(1_000);
+        return !heartbeatRow(server, connector)[1].equals(first[1]);
     }
 
     /** The epoch and time of a connector's heartbeat row. */

@@ -187,9 +187,13 @@ class ConnectorConfiguration {
             HeartbeatWriter.FilterEpochs epochs = new HeartbeatWriter.FilterEpochs() {
                 @Override
                 public String filterFound(String filter) {
-                    // first with the offsets, so that no later start resumes an epoch of this process, then in force
-                    offsets.recordUnresumable();
+                    offsets.markUnresumable(); // before the new epoch: no renewal of it is recorded
                     return continuityState.renewForFilter(filter, clock);
+                }
+
+                @Override
+                public void recordHold() {
+                    offsets.recordUnresumable(); // the next start resumes no epoch of this process
                 }
 
                 @Override

@@ -86,7 +86,12 @@ public record Continuity(String epoch, Verdict verdict, String message, String a
          * While streaming, the filter that held heartbeat rows back is gone: the changes made while it was in place never
          * reached the binlog, so a new epoch replaced the one of the hold and heartbeat rows are written again.
          */
-        FILTER_REMOVED(true);
+        FILTER_REMOVED(true),
+        /**
+         * Stored offsets found, but the process that wrote them found such a filter while streaming: the changes it
+         * kept out are in no binlog, so no epoch of that process is resumed; a new epoch starts.
+         */
+        FILTERED_BEFORE_START(true);
 
         private final boolean gap;
 

@@ -229,11 +229,18 @@ public final class ContinuityCheck {
                     + position + " on the server with " + server + "; epoch " + own.get().epoch() + renewed + " kept.",
                     "", clock.instant()), false);
         }
-        String why = EpochLineage.isUnresumable(origin.get().epoch())
-                ? "when it last ran, connector '" + name + "' held heartbeat rows back because a binlog or replication"
-                        + " filter left captured tables out of the binlog, and the changes it kept out were never"
-                        + " published"
-                : own.isEmpty() || own.get().epoch().isEmpty()
+        if (EpochLineage.isUnresumable(origin.get().epoch())) {
+            return new Decision(new Continuity(newEpoch.get(), Verdict.FILTERED_BEFORE_START, "Resuming at the stored"
+                    + " binlog position " + position + ", but when it last ran, connector '" + name + "' found a binlog"
+                    + " or replication filter that left captured tables out of the binlog, and the changes it kept out"
+                    + " were never published. Starting a new epoch: clients drop their cached entries of the captured"
+                    + " tables once.", "Keep binlog-do-db / binlog-ignore-db and replication filters off the captured"
+                    + " tables (docs/connector.md, \"Filters that leave changes out\"). A replica the connector reads"
+                    + " never applied the changes the filter kept out: re-sync its captured tables from the primary"
+                    + " before this start, or its row events and reads from it go on carrying the old values.",
+                    clock.instant()), false);
+        }
+        String why = own.isEmpty() || own.get().epoch().isEmpty()
                 ? "the heartbeat row of '" + name + "' (with its epoch) is gone"
                 : !ownRenewals
                         ? "the heartbeat row of '" + name + "' on the primary carries epoch " + own.get().epoch()

@@ -42,8 +42,11 @@ public class StoredOffsets {
     private final Map<String, String> partition;
     private final String location;
     private volatile OffsetsOrigin written;
-    /** Set by {@link #recordUnresumable}: the renewals recorded after it would make an epoch resumable again. */
-    private boolean unresumable;
+    /**
+     * Set by {@link #markUnresumable}: a renewal recorded after it would make an epoch resumable again. Volatile and set
+     * without the lock, so that marking never waits for a write in progress.
+     */
+    private volatile boolean unresumable;
 
     /**
      * @param engineProperties the engine's properties ({@code DebeziumSettings#engineProperties()})
@@ -121,10 +124,21 @@ public class StoredOffsets {
      * published may be proven again after a restart, even where the heartbeat row could not be written, or lost its
      * latest writes in a failover.
      *
+     * <p>Renewals are no longer recorded once {@link #markUnresumable} ran, also when this write fails: the record
+     * then keeps an epoch the heartbeat row no longer carries either.
+     *
      * @throws IllegalStateException as {@link #recordRenewedEpoch}; the caller tries again
      */
     public synchronized void recordUnresumable() {
+        markUnresumable();
         record(EpochLineage.unresumable());
+    }
+
+    /**
+     * Stops recording renewals, at once and without writing anything: called before the epoch that must not be resumed
+     * is set, so that no renewal of it can be recorded before {@link #recordUnresumable} writes the record.
+     */
+    public void markUnresumable() {
         unresumable = true;
     }
 

@@ -63,11 +63,33 @@ public final class FilterWatch implements HeartbeatProof {
                 throw new SQLException(e.getMessage() + " " + e.fix(), cause);
             }
             String fix = e.fix().endsWith(".") ? e.fix() : e.fix() + ".";
-            return Optional.of(e.getMessage() + " To remove it: " + fix);
+            return Optional.of(e.getMessage() + " Fix: " + fix);
         } catch (SQLException | RuntimeException e) {
             close(); // new connections next time
             throw e;
         }
+    }
+
+    /**
+     * On a replica, rows stay held after the filter is gone: the changes it kept out were not applied there either
+     * (a replication filter skips them; a primary's binlog filter never sends them), so the replica's captured tables
+     * differ from the primary's for good. Its later row events carry before-images read from those rows (a key cached
+     * by a column the skipped change set would not be evicted), and services that read from it would load and cache
+     * the old values. Only a re-sync of the replica can repair that, and nothing here can tell when it happened.
+     * The captured server's own binlog filters leave its tables right, so rows resume there.
+     */
+    @Override
+    public Optional<String> damageLeftBy(String refusal) {
+        if (replica.isEmpty()) {
+            return Optional.empty();
+        }
+        String where = capturedServer.getHost() + ":" + capturedServer.getPort();
+        return Optional.of("The filter that left captured tables out is gone, but " + where + " never applied the"
+                + " changes of the captured tables made while it was in place: its rows of those tables differ from the"
+                + " primary's, its later row events carry before-images read from them, and services that read from it"
+                + " would cache the old values. Heartbeat rows stay held until the connector is started again. To"
+                + " repair: re-sync the replica's captured tables from the primary (or rebuild the replica from a"
+                + " backup of the primary), then restart the connector; it starts under a new epoch.");
     }
 
     private static Connection open(Connection current, ConnectorProperties.Database database, String settings)

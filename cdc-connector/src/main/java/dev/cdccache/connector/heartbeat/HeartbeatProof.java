@@ -22,6 +22,18 @@ public interface HeartbeatProof {
      */
     Optional<String> refusal() throws SQLException;
 
+    /**
+     * Asked once when the proof stops refusing after it refused: whether rows must stay held anyway, until the connector
+     * is started again, because the refusal left lasting damage behind (a replica that skipped changes differs from its
+     * primary from then on).
+     *
+     * @param refusal what it refused for
+     * @return why rows stay held, with what to do; empty when rows may resume under a new epoch
+     */
+    default Optional<String> damageLeftBy(String refusal) {
+        return Optional.empty();
+    }
+
     /** Releases what the proof holds (connections); it may be asked again afterwards. */
     default void close() {
     }

@@ -62,8 +62,16 @@ public final class HeartbeatWriter implements SmartLifecycle {
      * before: clients drop their entries for it, so it proves nothing about what they cached under an earlier one.
      */
     private String lastWritten;
+    /** A hold started whose record with the offsets was not written yet ({@link FilterEpochs#recordHold}). */
+    private volatile boolean holdUnrecorded;
+    /** Whether recording the hold failed since it was last tried (logged once per series). */
+    private boolean recordFailing;
+    /** Set by {@link #stop}: a tick that was checking the filters then writes nothing. */
+    private boolean stopped;
+    /** Set when a refusal ended but left damage behind ({@link HeartbeatProof#damageLeftBy}): no row until a restart. */
+    private volatile boolean heldUntilRestart;
 
-    /** Where the epochs of a filter's hold come from ({@code ContinuityState}). */
+    /** Where the epochs of a filter's hold come from, and where it is recorded ({@code ContinuityState}, the offsets). */
     public interface FilterEpochs {
         /** Nothing replaces the epoch (tests that check no filters). */
         FilterEpochs NONE = new FilterEpochs() {
@@ -73,13 +81,26 @@ public final class HeartbeatWriter implements SmartLifecycle {
             }
 
             @Override
+            public void recordHold() {
+            }
+
+            @Override
             public String filterGone() {
                 return null;
             }
         };
 
-        /** A new epoch, outside the running one's lineage, for a filter found while streaming; null if none yet. */
+        /**
+         * A new epoch, outside the running one's lineage, for a filter found while streaming; null if none yet. In
+         * memory only, so that it cannot fail: from now on no epoch of this process may be resumed.
+         */
         String filterFound(String filter);
+
+        /**
+         * Records the hold where the next start reads it (the stored offsets); may block and fail, and is then tried
+         * again at the next interval.
+         */
+        void recordHold();
 
         /** A new epoch once the filter is gone; null if none yet. */
         String filterGone();
@@ -125,6 +146,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
         if (interval.isZero() || interval.isNegative()) {
             return;
         }
+        stopped = false;
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "heartbeat-writer");
             t.setDaemon(true);
@@ -264,14 +286,19 @@ public final class HeartbeatWriter implements SmartLifecycle {
      *
      * <p>Before the row, the {@link HeartbeatProof} is asked whether it would prove only what is true (outside the lock:
      * its queries must not delay a row the binlog-reading thread writes). When it first refuses (a filter leaves
-     * captured tables out of the binlog), a new epoch starts that the next start does not resume, and the row is
-     * written once with it: clients that read it drop their entries. No row follows while it refuses, other than one
-     * with an epoch renewed meanwhile. When it stops refusing, one more new epoch starts (the changes made meanwhile
-     * never reached the binlog) and rows are written again.
+     * captured tables out of the binlog), a new epoch starts that no later start resumes (recorded with the offsets,
+     * outside the lock too, and tried again every interval until that succeeds), and the row is written once with it:
+     * clients that read it drop their entries. No row follows while it refuses, other than one with an epoch renewed
+     * meanwhile. When it stops refusing, one more new epoch starts (the changes made meanwhile never reached the
+     * binlog) and rows are written again; unless the refusal left damage behind ({@link HeartbeatProof#damageLeftBy}):
+     * then rows stay held until the connector is started again.
      */
     public void writeOnce() {
         if (epoch.get() == null) {
             return; // the start-up check has not decided the epoch yet; it writes the first row itself
+        }
+        if (heldUntilRestart && !holdUnrecorded) {
+            return; // nothing to check or write until a restart
         }
         Optional<String> refusal;
         try {
@@ -283,19 +310,55 @@ public final class HeartbeatWriter implements SmartLifecycle {
             return;
         }
         write(refusal);
+        if (holdUnrecorded) {
+            try {
+                filterEpochs.recordHold();
+                holdUnrecorded = false;
+            } catch (RuntimeException e) {
+                if (!recordFailing) {
+                    recordFailing = true; // the first failure of a series only
+                    log.warn("Could not record the hold for a filter with the stored offsets ({}); the heartbeat row"
+                            + " carries its epoch, and the record is tried again every {}", e.getMessage(), interval);
+                }
+            }
+        }
     }
 
     private synchronized void write(Optional<String> refusal) {
+        if (stopped || heldUntilRestart) {
+            return;
+        }
+        if (refusal.isPresent() && refused == null) {
+            // also while rows are held for their format: the hold's epoch is what makes the next start not resume
+            String started = filterEpochs.filterFound(refusal.get()); // logs the gap, the filter and what to do
+            holdUnrecorded = true;
+            if (started == null) {
+                log.error("Heartbeat rows are no longer written: {} Clients cannot prove their caches fresh until the"
+                        + " filter is removed; checked every {}.", refusal.get(), interval);
+            }
+        }
+        refusal.ifPresent(why -> refused = why);
         releaseIfRows();
         if (held != null) {
             return;
         }
         try {
             if (refusal.isPresent()) {
-                holdFor(refusal.get());
+                // only an epoch no row carried yet: the hold's first, or one renewed during the hold
+                String current = epoch.get();
+                if (!current.equals(lastWritten)) {
+                    upsert(current);
+                }
                 return;
             }
             if (refused != null) {
+                Optional<String> damage = proof.damageLeftBy(refused);
+                if (damage.isPresent()) {
+                    refused = damage.get();
+                    heldUntilRestart = true;
+                    log.error("Heartbeat rows stay held: {}", damage.get());
+                    return;
+                }
                 String renewed = filterEpochs.filterGone();
                 refused = null;
                 log.info("Heartbeat rows are written again: the filter that left captured tables out of the binlog is"
@@ -321,34 +384,17 @@ public final class HeartbeatWriter implements SmartLifecycle {
         }
     }
 
-    /**
-     * Holds rows back for a filter. The first time, starts the hold's epoch (recorded with the offsets as one the next
-     * start does not resume, then set); the row is written with the current epoch while no row carried it yet, that is
-     * until that write succeeds, and again after a renewal of it.
-     */
-    private void holdFor(String refusal) throws SQLException {
-        if (refused == null) {
-            String started = filterEpochs.filterFound(refusal); // logs the gap, the filter and what to do
-            if (started == null) {
-                log.error("Heartbeat rows are no longer written: {} Clients cannot prove their caches fresh until the"
-                        + " filter is removed; checked every {}.", refusal, interval);
-            }
-        }
-        refused = refusal;
-        String current = epoch.get();
-        if (!current.equals(lastWritten)) {
-            upsert(current);
-        }
-    }
-
     @Override
-    public synchronized void stop() {
-        if (timer != null) {
-            timer.shutdownNow();
-            timer = null;
+    public void stop() {
+        synchronized (this) {
+            stopped = true;
+            if (timer != null) {
+                timer.shutdownNow();
+                timer = null;
+            }
+            closeConnection();
         }
-        closeConnection();
-        proof.close();
+        proof.close(); // outside the lock: it waits for a check that is running
     }
 
     @Override

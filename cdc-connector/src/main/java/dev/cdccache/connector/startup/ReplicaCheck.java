@@ -265,9 +265,11 @@ public final class ReplicaCheck {
                 + " group), or point cdc.connector.database.host at the primary. " + (mysql
                 ? "MySQL: STOP REPLICA SQL_THREAD [FOR CHANNEL '<c>']; CHANGE REPLICATION FILTER REPLICATE_<RULE> = ()"
                         + " [FOR CHANNEL '<c>']; START REPLICA SQL_THREAD [FOR CHANNEL '<c>'];"
-                : "MariaDB: STOP SLAVE ['<connection>']; SET GLOBAL ['<connection>'.]<variable> = ''; START SLAVE"
+                : "MariaDB: STOP SLAVE ['<connection>']; SET GLOBAL ['<connection>'.]<variable> = '<its list without"
+                        + " the rule>'; START SLAVE"
                         + " ['<connection>']; (GTID domain filters: CHANGE MASTER ['<connection>'] TO DO_DOMAIN_IDS = (),"
-                        + " IGNORE_DOMAIN_IDS = ())");
+                        + " IGNORE_DOMAIN_IDS = ()). The variable of a rule is replicate_<rule, dashes as underscores>"
+                        + " (wild-ignore-table: replicate_wild_ignore_table); '' clears its whole list.");
         Map<String, String> globals = replicationGlobals(captured, mysql);
         String markedForSkip = globals.getOrDefault("replicate_events_marked_for_skip", "REPLICATE");
         if (!mysql && !"REPLICATE".equalsIgnoreCase(markedForSkip)) {

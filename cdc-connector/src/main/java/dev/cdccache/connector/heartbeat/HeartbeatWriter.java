@@ -314,6 +314,10 @@ public final class HeartbeatWriter implements SmartLifecycle {
             try {
                 filterEpochs.recordHold();
                 holdUnrecorded = false;
+                if (recordFailing) {
+                    recordFailing = false;
+                    log.info("The hold for a filter is recorded with the stored offsets");
+                }
             } catch (RuntimeException e) {
                 if (!recordFailing) {
                     recordFailing = true; // the first failure of a series only

@@ -294,8 +294,9 @@ class ReplicaHeartbeatIT {
      * changes while the primary's heartbeat rows replicate on and would prove them published. The connector must write
      * no heartbeat row while the filter is in place, start an epoch clients drop their caches for, say so in health,
      * and a start after the filter was removed must not resume an epoch of the stopped process, not even one renewed
-     * during the hold (for a schema change of another captured table) and recorded with the offsets. Removed while the
-     * connector runs, rows stay held: the replica never applied what the filter skipped.
+     * during the hold (for a schema change of another captured table) and recorded with the offsets: the replica never
+     * applied what the filter skipped, so a start is refused until the stored offsets are deleted (after a re-sync).
+     * Removed while the connector runs, rows stay held for the same reason.
      */
     @Test
     void aReplicationFilterSetWhileTheConnectorRunsHoldsHeartbeatsBackAndEndsTheEpoch(LocalStack stack) throws Exception {
@@ -326,12 +327,19 @@ class ReplicaHeartbeatIT {
             } finally {
                 setFilter("");
             }
-            // stopped while held, started after the filter was removed: the changes it kept out are not proven
+            // stopped while held, the filter removed: the replica never applied what it skipped, so no start goes on
+            // from there until the offsets are deleted (after a re-sync, which this test's replica does not need:
+            // the filtered change below is applied on the replica by hand)
+            StartupCheckException refused = startupFailure(settings);
+            assertThat(refused.getMessage()).contains("kept changes of captured tables from being applied on the replica");
+            assertThat(refused.fix()).contains("Re-sync the replica's captured tables",
+                    "kafka-topics.sh --delete --topic " + name + ".offsets");
+            resyncItemRow();
+            deleteStoredOffsets(stack, name);
             try (InProcessConnector connector = InProcessConnector.start(settings)) {
                 Continuity started = verdictOf(connector);
-                assertThat(started.verdict()).isEqualTo(Continuity.Verdict.FILTERED_BEFORE_START);
+                assertThat(started.verdict()).isEqualTo(Continuity.Verdict.OFFSETS_LOST);
                 assertThat(started.epoch()).isNotIn(before, renewedDuringHold);
-                assertThat(started.message()).contains("found a binlog or replication filter");
 
                 // removed while the connector runs: the replica never applied what the filter skipped, so rows
                 // stay held until a restart (after a re-sync of the replica)
@@ -344,6 +352,8 @@ class ReplicaHeartbeatIT {
                 HeartbeatWriter writer = connector.context().getBean(HeartbeatWriter.class);
                 await("the hold that outlasts the filter").atMost(CONVERGE).until(() ->
                         writer.heldBecause().orElse("").contains("re-sync the replica's captured tables"));
+                assertThat(writer.heldBecause().orElseThrow()).startsWith("The filter that left captured tables out"
+                        + " is gone, but " + replica.host() + ":" + replica.port() + " did not apply");
                 long removed = System.currentTimeMillis();
                 Thread.sleep(2_000); // 10 heartbeat intervals
                 assertThat(verdictOf(connector).verdict()).isEqualTo(Continuity.Verdict.FILTERED_FROM_BINLOG);
@@ -394,6 +404,28 @@ class ReplicaHeartbeatIT {
         assertThat(recorder.changes()).as("the filtered change never reaches the replica's binlog")
                 .noneMatch(c -> c.topic().equals(DATA_TOPIC) && version(c) == version);
         return held;
+    }
+
+    /** Applies the primary's item row to the replica by hand, as a re-sync would (the filter skipped its change). */
+    private static void resyncItemRow() throws Exception {
+        long version;
+        try (Connection c = primary.adminConnection(DB); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT version FROM item WHERE id = 1")) {
+            rs.next();
+            version = rs.getLong(1);
+        }
+        // on the replica only, outside replication: not logged, so no binlog event reaches anyone
+        replica.execute(DB, "SET SESSION sql_log_bin = 0", "UPDATE item SET version = " + version + " WHERE id = 1");
+    }
+
+    /** Deletes a connector's offsets topic, as an operator would. */
+    private static void deleteStoredOffsets(LocalStack stack, String name) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                stack.kafka().bootstrapServers()))) {
+            admin.deleteTopics(List.of(name + ".offsets")).all().get(30, TimeUnit.SECONDS);
+            await("the offsets topic gone").atMost(CONVERGE)
+                    .until(() -> !admin.listTopics().names().get().contains(name + ".offsets"));
+        }
     }
 
     private static void setFilter(String wildIgnoreTable) {

@@ -192,8 +192,8 @@ class ConnectorConfiguration {
                 }
 
                 @Override
-                public void recordHold() {
-                    offsets.recordUnresumable(); // the next start resumes no epoch of this process
+                public void recordHold(boolean damage) {
+                    offsets.recordUnresumable(damage); // the next start resumes no epoch of this process
                 }
 
                 @Override

@@ -78,8 +78,9 @@ public record Continuity(String epoch, Verdict verdict, String message, String a
         SERVER_INCIDENT(true),
         /**
          * While streaming, a binlog or replication filter was found to leave a captured table's changes out of the
-         * binlog the connector reads: heartbeat rows are held back while it is in place, and a new epoch replaced the
-         * running one (not a renewal of it: a start before the filter is removed and noticed does not resume it).
+         * binlog the connector reads: heartbeat rows are held back while it is in place (on a replica that skipped
+         * changes, until a restart, which is refused until the offsets are deleted), and a new epoch replaced the
+         * running one (not a renewal of it, and recorded with the offsets: no later start resumes an epoch of before).
          */
         FILTERED_FROM_BINLOG(true),
         /**

@@ -169,6 +169,18 @@ public final class ContinuityCheck {
                     + " told apart.", "Nothing, if the database failed over on purpose. Otherwise check"
                     + " cdc.connector.database.host and cdc.connector.database.port.");
         }
+        if (origin.isPresent() && EpochLineage.needsResync(origin.get().epoch())) {
+            // the same server: the replica that skipped changes while the connector last ran; only a re-sync repairs it
+            throw new StartupCheckException("When it last ran, connector '" + name + "' found a replication filter (or a"
+                    + " binlog filter of the primary) that kept changes of captured tables from being applied on the"
+                    + " replica " + where() + ": the replica's rows of those tables differ from the primary's until they"
+                    + " are re-synced, its row events would carry before-images read from them, and services that read"
+                    + " from it would cache the old values. Starting would publish heartbeats that prove them.",
+                    "Re-sync the replica's captured tables from the primary (a table checksum and sync tool, or rebuild"
+                            + " the replica from a backup of the primary), then delete the connector's stored offsets ("
+                            + offsetsLocation() + ") and start it again: it starts at the current binlog position under"
+                            + " a new epoch (OFFSETS_LOST).");
+        }
         List<String> available = binlogFiles(connection);
         if (file != null && !available.contains(file)) {
             String oldest = available.isEmpty() ? "none" : available.get(0);
@@ -276,6 +288,14 @@ public final class ContinuityCheck {
         return value == null ? 0 : Long.parseLong(value.toString());
     }
 
+    /** Where the stored offsets are, as an operator would delete them. */
+    private String offsetsLocation() {
+        return properties.getOffsets().getStore() == ConnectorProperties.OffsetStore.KAFKA
+                ? "the topic " + properties.getName() + ".offsets: kafka-topics.sh --delete --topic "
+                        + properties.getName() + ".offsets; leave the schema history alone"
+                : "the file " + properties.getOffsets().getFile();
+    }
+
     private Continuity withoutStoredOffsets(Optional<BeatRow> own, List<BeatRow> rows) {
         String epoch = newEpoch.get();
         String where = properties.getOffsets().getStore() == ConnectorProperties.OffsetStore.KAFKA
@@ -286,7 +306,7 @@ public final class ContinuityCheck {
                     + " was found in " + where + ": its offsets were lost. Starting at the current binlog position"
                     + " under a new epoch " + epoch + ": every client drops its cached entries of the captured tables.",
                     "Nothing, if you deleted them on purpose (the remedy after the connector stopped at a compressed"
-                            + " schema change or at events without full row images). Otherwise find out why the offsets"
+                            + " schema change or at events without full row images, or after a replica was re-synced). Otherwise find out why the offsets"
                             + " disappeared (topic deleted or compacted away, another offsets file, cdc.connector.name"
                             + " changed, or cdc.connector.topic-prefix changed: the stored position is keyed by the"
                             + " prefix): a connector must keep its offsets to resume without a gap.",

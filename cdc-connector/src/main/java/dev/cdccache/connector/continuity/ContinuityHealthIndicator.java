@@ -11,7 +11,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * from under a new epoch is UP (the stream is correct again; clients dropped what they could not prove) but says
  * so; DOWN when the engine stopped because its position is gone or its lease was lost, before the epoch was
  * decided, or while heartbeat rows are held back because the server would log them in a form the connector cannot
- * read (no client can prove its cache fresh then). {@code lease} says who holds the connector's lease on its name and server id.
+ * read, or because a binlog or replication filter leaves a captured table out of the binlog (no client can prove its
+ * cache fresh then). {@code lease} says who holds the connector's lease on its name and server id.
  */
 public final class ContinuityHealthIndicator implements HealthIndicator {
 

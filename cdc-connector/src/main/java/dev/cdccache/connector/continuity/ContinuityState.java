@@ -199,9 +199,9 @@ public final class ContinuityState {
     /**
      * Replaces the epoch because a binlog or replication filter leaves captured tables out of the binlog while the
      * connector streams (the heartbeat writer then holds its rows back). The new epoch is a new root, not a renewal of
-     * the running one, and is not recorded with the offsets: a start while the heartbeat row carries it does not resume
-     * the stored epoch ({@link Continuity.Verdict#EPOCH_UNKNOWN}), so the changes the filter kept out cannot be proven published
-     * by a later heartbeat of an epoch clients kept their entries under.
+     * the running one, so a start while the heartbeat row carries it does not resume the stored epoch; the offsets
+     * record the hold as well ({@link StoredOffsets#recordUnresumable(boolean)}, {@link Continuity.Verdict#FILTERED_BEFORE_START}).
+     * Called again for a fresh epoch when a row with the hold's epoch may have committed without an answer.
      *
      * @param filter what the filter is and what to do about it
      * @return the new epoch; null (and nothing renewed) before the start-up check decided one
@@ -210,9 +210,10 @@ public final class ContinuityState {
         return renew(Continuity.Verdict.FILTERED_FROM_BINLOG, filter, true, epochs -> "A filter leaves changes of"
                 + " captured tables out of the binlog the connector reads: " + filter + " Heartbeat rows are held back"
                 + " until it is removed, so no client proves its cache fresh meanwhile. " + epochs, "Remove the filter"
-                + " as said above; the connector notices within a heartbeat interval and writes heartbeat rows again under a"
-                + " new epoch. Changes made while it was in place never reach the clients: they drop their entries of"
-                + " the captured tables then.", clock);
+                + " as said above. Read directly, the server's tables are right: the connector notices within a"
+                + " heartbeat interval and writes heartbeat rows again under a new epoch. A replica that did not apply"
+                + " changes stays wrong: heartbeat rows stay held and starts are refused until it is re-synced and"
+                + " the stored offsets are deleted (docs/connector.md, \"Filters that leave changes out\").", clock);
     }
 
     /**

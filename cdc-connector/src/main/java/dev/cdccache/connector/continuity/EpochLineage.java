@@ -43,20 +43,29 @@ final class EpochLineage {
                 && rootOf(rowEpoch).equals(rootOf(offsetsEpoch));
     }
 
-    /** Starts the epochs recorded with the offsets by {@link #unresumable()}. */
+    /** Starts the epochs recorded with the offsets by {@link #unresumable}. */
     private static final String UNRESUMABLE = "unresumable-";
+    /** Follows {@link #UNRESUMABLE} where a replica skipped changes ({@link #needsResync}). */
+    private static final String RESYNC = "resync-";
 
     /**
      * An epoch for the offsets' record that no heartbeat row ever carries, so that the next start resumes no epoch
-     * ({@link StoredOffsets#recordUnresumable}); it tells why ({@link #isUnresumable}).
+     * ({@link StoredOffsets#recordUnresumable}); it tells why ({@link #isUnresumable}, {@link #needsResync}).
+     *
+     * @param resync whether the replica the connector reads skipped changes and must be re-synced first
      */
-    static String unresumable() {
-        return UNRESUMABLE + UUID.randomUUID();
+    static String unresumable(boolean resync) {
+        return UNRESUMABLE + (resync ? RESYNC : "") + UUID.randomUUID();
     }
 
     /** Whether {@code offsetsEpoch} was recorded by {@link StoredOffsets#recordUnresumable}. */
     static boolean isUnresumable(String offsetsEpoch) {
         return offsetsEpoch.startsWith(UNRESUMABLE);
+    }
+
+    /** Whether {@code offsetsEpoch} was recorded for a replica that skipped changes and must be re-synced. */
+    static boolean needsResync(String offsetsEpoch) {
+        return offsetsEpoch.startsWith(UNRESUMABLE + RESYNC);
     }
 
     private static String rootOf(String epoch) {

@@ -127,16 +127,18 @@ public class StoredOffsets {
      * <p>Renewals are no longer recorded once {@link #markUnresumable} ran, also when this write fails: the record
      * then keeps an epoch the heartbeat row no longer carries either.
      *
+     * @param resync whether the replica the connector reads skipped changes: the next start is then refused until
+     *     the stored offsets are deleted (after a re-sync of the replica)
      * @throws IllegalStateException as {@link #recordRenewedEpoch}; the caller tries again
      */
-    public synchronized void recordUnresumable() {
+    public synchronized void recordUnresumable(boolean resync) {
         markUnresumable();
-        record(EpochLineage.unresumable());
+        record(EpochLineage.unresumable(resync));
     }
 
     /**
      * Stops recording renewals, at once and without writing anything: called before the epoch that must not be resumed
-     * is set, so that no renewal of it can be recorded before {@link #recordUnresumable} writes the record.
+     * is set, so that no renewal of it can be recorded before {@link #recordUnresumable(boolean)} writes the record.
      */
     public void markUnresumable() {
         unresumable = true;

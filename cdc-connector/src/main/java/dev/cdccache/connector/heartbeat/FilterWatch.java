@@ -27,8 +27,9 @@ public final class FilterWatch implements HeartbeatProof {
     private final Optional<ReplicaCheck> replica;
     private final ConnectorProperties.Database primary;
     private final String primarySettings;
-    private Connection capturedConnection;
-    private Connection primaryConnection;
+    private volatile Connection capturedConnection;
+    private volatile Connection primaryConnection;
+    private volatile boolean closed;
 
     /**
      * @param capturedServerCheck the start-up check of the captured server (its binlog filters)
@@ -48,11 +49,16 @@ public final class FilterWatch implements HeartbeatProof {
     }
 
     @Override
-    public synchronized Optional<String> refusal() throws SQLException {
+    public synchronized Optional<Refusal> refusal() throws SQLException {
+        if (closed) {
+            throw new SQLException("the filter check is closed (the connector stops)");
+        }
+        boolean replicaPart = false;
         try {
             capturedConnection = open(capturedConnection, capturedServer, ConnectorProperties.PREFIX + ".database");
             capturedServerCheck.verifyBinlogFilters(capturedConnection);
             if (replica.isPresent()) {
+                replicaPart = true;
                 primaryConnection = open(primaryConnection, primary, primarySettings);
                 replica.get().verifyFiltersStillKeepCapturedTables(capturedConnection, primaryConnection);
             }
@@ -63,33 +69,31 @@ public final class FilterWatch implements HeartbeatProof {
                 throw new SQLException(e.getMessage() + " " + e.fix(), cause);
             }
             String fix = e.fix().endsWith(".") ? e.fix() : e.fix() + ".";
-            return Optional.of(e.getMessage() + " Fix: " + fix);
+            // the replica's own binlog filters leave its tables right; its replication filters and the primary's
+            // binlog filters keep changes from being applied there at all
+            return Optional.of(new Refusal(e.getMessage() + " Fix: " + fix,
+                    replicaPart ? Optional.of(divergedReplica()) : Optional.empty()));
         } catch (SQLException | RuntimeException e) {
-            close(); // new connections next time
+            disconnect(); // new connections next time
             throw e;
         }
     }
 
     /**
-     * On a replica, rows stay held after the filter is gone: the changes it kept out were not applied there either
-     * (a replication filter skips them; a primary's binlog filter never sends them), so the replica's captured tables
-     * differ from the primary's for good. Its later row events carry before-images read from those rows (a key cached
-     * by a column the skipped change set would not be evicted), and services that read from it would load and cache
-     * the old values. Only a re-sync of the replica can repair that, and nothing here can tell when it happened.
-     * The captured server's own binlog filters leave its tables right, so rows resume there.
+     * What a replica that skipped changes leaves behind: its rows of the captured tables differ from the primary's for
+     * good. Its later row events carry before-images read from those rows (a key cached by a column a skipped change
+     * set would not be evicted), and services that read from it would load and cache the old values; the skipped
+     * transactions still count as applied in its GTID position. Only a re-sync repairs that, and nothing here can tell
+     * when it happened.
      */
-    @Override
-    public Optional<String> damageLeftBy(String refusal) {
-        if (replica.isEmpty()) {
-            return Optional.empty();
-        }
+    private String divergedReplica() {
         String where = capturedServer.getHost() + ":" + capturedServer.getPort();
-        return Optional.of("The filter that left captured tables out is gone, but " + where + " never applied the"
-                + " changes of the captured tables made while it was in place: its rows of those tables differ from the"
-                + " primary's, its later row events carry before-images read from them, and services that read from it"
-                + " would cache the old values. Heartbeat rows stay held until the connector is started again. To"
+        return where + " did not apply the changes of the captured tables made while the filter was in place: its rows"
+                + " of those tables differ from the primary's, its later row events carry before-images read from"
+                + " them, and services that read from it cache the old values. Heartbeat rows stay held until the"
+                + " connector is started again, and that start is refused until its stored offsets are deleted. To"
                 + " repair: re-sync the replica's captured tables from the primary (or rebuild the replica from a"
-                + " backup of the primary), then restart the connector; it starts under a new epoch.");
+                + " backup of the primary), then delete the connector's stored offsets and start it again.";
     }
 
     private static Connection open(Connection current, ConnectorProperties.Database database, String settings)
@@ -106,7 +110,12 @@ public final class FilterWatch implements HeartbeatProof {
     }
 
     @Override
-    public synchronized void close() {
+    public void close() {
+        closed = true; // without the lock: a check that is running fails on its closed connections
+        disconnect();
+    }
+
+    private void disconnect() {
         capturedConnection = closed(capturedConnection);
         primaryConnection = closed(primaryConnection);
     }

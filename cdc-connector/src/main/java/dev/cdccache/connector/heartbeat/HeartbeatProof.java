@@ -14,27 +14,25 @@ public interface HeartbeatProof {
     HeartbeatProof ALWAYS = Optional::empty;
 
     /**
-     * Asked on the writer's thread, outside its lock (the binlog-reading thread may write a row meanwhile).
+     * Why rows would prove what is not true.
      *
-     * @return why a row written now would prove changes published that never reach the connector, with what to do;
-     *         empty when it would not
-     * @throws SQLException when that cannot be told now (the writer then writes no row this time)
+     * @param why what keeps changes out of the binlog, with what to do
+     * @param damage what stays wrong once that is gone, with what to do (a replica that skipped changes differs from
+     *     its primary until it is re-synced); empty when nothing does
      */
-    Optional<String> refusal() throws SQLException;
-
-    /**
-     * Asked once when the proof stops refusing after it refused: whether rows must stay held anyway, until the connector
-     * is started again, because the refusal left lasting damage behind (a replica that skipped changes differs from its
-     * primary from then on).
-     *
-     * @param refusal what it refused for
-     * @return why rows stay held, with what to do; empty when rows may resume under a new epoch
-     */
-    default Optional<String> damageLeftBy(String refusal) {
-        return Optional.empty();
+    record Refusal(String why, Optional<String> damage) {
     }
 
-    /** Releases what the proof holds (connections); it may be asked again afterwards. */
+    /**
+     * Asked on the writer's thread, outside its lock (the binlog-reading thread may write a row meanwhile).
+     *
+     * @return why a row written now would prove changes published that never reach the connector; empty when it would
+     *         not
+     * @throws SQLException when that cannot be told now (the writer then writes no row this time)
+     */
+    Optional<Refusal> refusal() throws SQLException;
+
+    /** Releases what the proof holds (connections); it is not asked again afterwards. */
     default void close() {
     }
 }

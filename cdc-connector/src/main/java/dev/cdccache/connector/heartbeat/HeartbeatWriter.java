@@ -58,8 +58,9 @@ public final class HeartbeatWriter implements SmartLifecycle {
     /** Why the proof refuses rows (a filter), null while it does not (see {@link #writeOnce}). */
     private volatile String refused;
     /**
-     * The epoch of the last row written. While the proof refuses, a row is written only with an epoch no row carried
-     * before: clients drop their entries for it, so it proves nothing about what they cached under an earlier one.
+     * The epoch of the last row written. While the proof refuses, a row is written only with an epoch no write tried
+     * before ({@link #lastAttempted}): clients drop their entries for it, so it proves nothing about what they cached
+     * under an earlier one.
      */
     private String lastWritten;
     /** A hold started whose record with the offsets was not written yet ({@link FilterEpochs#recordHold}). */
@@ -67,9 +68,13 @@ public final class HeartbeatWriter implements SmartLifecycle {
     /** Whether recording the hold failed since it was last tried (logged once per series). */
     private boolean recordFailing;
     /** Set by {@link #stop}: a tick that was checking the filters then writes nothing. */
-    private boolean stopped;
-    /** Set when a refusal ended but left damage behind ({@link HeartbeatProof#damageLeftBy}): no row until a restart. */
+    private volatile boolean stopped;
+    /** What a refusal left wrong once it is gone ({@link HeartbeatProof.Refusal#damage}), null while nothing. */
+    private volatile String holdDamage;
+    /** Set when a refusal with damage ended: no row until a restart (which is refused until the damage is repaired). */
     private volatile boolean heldUntilRestart;
+    /** The epoch of the last row whose write was tried, whether or not it committed. */
+    private String lastAttempted;
 
     /** Where the epochs of a filter's hold come from, and where it is recorded ({@code ContinuityState}, the offsets). */
     public interface FilterEpochs {
@@ -81,7 +86,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
             }
 
             @Override
-            public void recordHold() {
+            public void recordHold(boolean damage) {
             }
 
             @Override
@@ -99,8 +104,10 @@ public final class HeartbeatWriter implements SmartLifecycle {
         /**
          * Records the hold where the next start reads it (the stored offsets); may block and fail, and is then tried
          * again at the next interval.
+         *
+         * @param damage whether the hold left damage the next start must not go on from (a diverged replica)
          */
-        void recordHold();
+        void recordHold(boolean damage);
 
         /** A new epoch once the filter is gone; null if none yet. */
         String filterGone();
@@ -168,8 +175,8 @@ public final class HeartbeatWriter implements SmartLifecycle {
                     + " held back (" + held + ") Stopping, so that a restart reads the binlog from before its reason.");
         }
         String currentEpoch = epoch.get();
-        if (refused != null && currentEpoch.equals(lastWritten)) {
-            return; // the hold for a filter wrote it already (see lastWritten)
+        if (refused != null && currentEpoch.equals(lastAttempted)) {
+            return; // the hold for a filter wrote it, or tried to (see lastAttempted); the next tick writes a fresh one
         }
         try {
             upsert(currentEpoch);
@@ -184,6 +191,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
     /** Writes the row with {@code currentEpoch} on the writer's connection, opening it first if needed. */
     private void upsert(String currentEpoch) throws SQLException {
         connectIfNeeded();
+        lastAttempted = currentEpoch;
         try (PreparedStatement s = connection.prepareStatement(row.upsertStatement())) {
             s.setString(1, row.connectorId());
             s.setString(2, currentEpoch);
@@ -291,76 +299,92 @@ public final class HeartbeatWriter implements SmartLifecycle {
      * clients that read it drop their entries. No row follows while it refuses, other than one with an epoch renewed
      * meanwhile. When it stops refusing, one more new epoch starts (the changes made meanwhile never reached the
      * binlog) and rows are written again; unless the refusal left damage behind ({@link HeartbeatProof#damageLeftBy}):
-     * then rows stay held until the connector is started again.
+     * then rows stay held until the connector is started again, and the hold is recorded so that start is refused.
      */
     public void writeOnce() {
-        if (epoch.get() == null) {
-            return; // the start-up check has not decided the epoch yet; it writes the first row itself
+        if (epoch.get() == null || stopped) {
+            return; // the start-up check has not decided the epoch yet (it writes the first row itself), or stopping
         }
-        if (heldUntilRestart && !holdUnrecorded) {
-            return; // nothing to check or write until a restart
-        }
-        Optional<String> refusal;
-        try {
-            refusal = proof.refusal();
-        } catch (SQLException | RuntimeException e) {
-            synchronized (this) {
-                failed(e, "could not read the binlog and replication filters before it");
+        if (!heldUntilRestart) {
+            Optional<HeartbeatProof.Refusal> refusal;
+            try {
+                refusal = proof.refusal();
+            } catch (SQLException | RuntimeException e) {
+                synchronized (this) {
+                    failed(e, "could not read the binlog and replication filters before it");
+                }
+                return;
             }
+            write(refusal);
+        }
+        recordHoldIfNeeded();
+    }
+
+    /** Records the hold with the offsets where that is still to be done; outside the lock, as it may block. */
+    private void recordHoldIfNeeded() {
+        if (!holdUnrecorded) {
             return;
         }
-        write(refusal);
-        if (holdUnrecorded) {
-            try {
-                filterEpochs.recordHold();
-                holdUnrecorded = false;
-                if (recordFailing) {
-                    recordFailing = false;
-                    log.info("The hold for a filter is recorded with the stored offsets");
-                }
-            } catch (RuntimeException e) {
-                if (!recordFailing) {
-                    recordFailing = true; // the first failure of a series only
-                    log.warn("Could not record the hold for a filter with the stored offsets ({}); the heartbeat row"
-                            + " carries its epoch, and the record is tried again every {}", e.getMessage(), interval);
-                }
+        try {
+            filterEpochs.recordHold(holdDamage != null);
+            holdUnrecorded = false;
+            if (recordFailing) {
+                recordFailing = false;
+                log.info("The hold for a filter is recorded with the stored offsets");
+            }
+        } catch (RuntimeException e) {
+            if (!recordFailing) {
+                recordFailing = true; // the first failure of a series only
+                log.warn("Could not record the hold for a filter with the stored offsets ({}); heartbeat rows stay"
+                        + " held, and the record is tried again every {}", e.getMessage(), interval);
             }
         }
     }
 
-    private synchronized void write(Optional<String> refusal) {
+    private synchronized void write(Optional<HeartbeatProof.Refusal> refusal) {
         if (stopped || heldUntilRestart) {
             return;
         }
-        if (refusal.isPresent() && refused == null) {
-            // also while rows are held for their format: the hold's epoch is what makes the next start not resume
-            String started = filterEpochs.filterFound(refusal.get()); // logs the gap, the filter and what to do
-            holdUnrecorded = true;
-            if (started == null) {
-                log.error("Heartbeat rows are no longer written: {} Clients cannot prove their caches fresh until the"
-                        + " filter is removed; checked every {}.", refusal.get(), interval);
+        if (refusal.isPresent()) {
+            if (refused == null) {
+                // also while rows are held for their format: the hold's epoch is what makes the next start not resume
+                String started = filterEpochs.filterFound(refusal.get().why()); // logs the gap, the filter, the fix
+                holdUnrecorded = true;
+                if (started == null) {
+                    log.error("Heartbeat rows are no longer written: {} Clients cannot prove their caches fresh until"
+                            + " the filter is removed; checked every {}.", refusal.get().why(), interval);
+                }
+            }
+            refused = refusal.get().why();
+            if (holdDamage == null && refusal.get().damage().isPresent()) {
+                holdDamage = refusal.get().damage().get(); // recorded too: the next start must not go on from it
+                holdUnrecorded = true;
             }
         }
-        refusal.ifPresent(why -> refused = why);
         releaseIfRows();
         if (held != null) {
             return;
         }
         try {
             if (refusal.isPresent()) {
-                // only an epoch no row carried yet: the hold's first, or one renewed during the hold
+                // each epoch at most once: the hold's first, or one renewed during the hold. A write whose answer was
+                // lost may have committed, so it is not repeated: a fresh epoch is written instead
                 String current = epoch.get();
-                if (!current.equals(lastWritten)) {
+                if (current.equals(lastAttempted) && !current.equals(lastWritten)) {
+                    String fresh = filterEpochs.filterFound(refused);
+                    current = fresh != null ? fresh : current;
+                }
+                if (!current.equals(lastAttempted)) {
                     upsert(current);
+                    workingAgain();
                 }
                 return;
             }
             if (refused != null) {
-                Optional<String> damage = proof.damageLeftBy(refused);
-                if (damage.isPresent()) {
-                    refused = damage.get();
+                if (holdDamage != null) {
+                    refused = "The filter that left captured tables out is gone, but " + holdDamage;
                     heldUntilRestart = true;
-                    log.error("Heartbeat rows stay held: {}", damage.get());
+                    log.error("Heartbeat rows stay held: {}", refused);
                     return;
                 }
                 String renewed = filterEpochs.filterGone();
@@ -369,12 +393,16 @@ public final class HeartbeatWriter implements SmartLifecycle {
                         + " gone; epoch {}", renewed != null ? renewed : epoch.get());
             }
             upsert(epoch.get());
-            if (failing) {
-                failing = false;
-                log.info("Heartbeat writes to the database work again");
-            }
+            workingAgain();
         } catch (SQLException | RuntimeException e) {
             failed(e, "");
+        }
+    }
+
+    private void workingAgain() {
+        if (failing) {
+            failing = false;
+            log.info("Heartbeat writes to the database work again");
         }
     }
 
@@ -398,7 +426,8 @@ public final class HeartbeatWriter implements SmartLifecycle {
             }
             closeConnection();
         }
-        proof.close(); // outside the lock: it waits for a check that is running
+        proof.close(); // outside the lock: a check that is running fails on its closed connections
+        recordHoldIfNeeded(); // a last try: the next start reads it
     }
 
     @Override

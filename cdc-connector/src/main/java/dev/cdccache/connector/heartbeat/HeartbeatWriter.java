@@ -298,7 +298,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
      * outside the lock too, and tried again every interval until that succeeds), and the row is written once with it:
      * clients that read it drop their entries. No row follows while it refuses, other than one with an epoch renewed
      * meanwhile. When it stops refusing, one more new epoch starts (the changes made meanwhile never reached the
-     * binlog) and rows are written again; unless the refusal left damage behind ({@link HeartbeatProof#damageLeftBy}):
+     * binlog) and rows are written again; unless the refusal left damage behind ({@link HeartbeatProof.Refusal#damage}):
      * then rows stay held until the connector is started again, and the hold is recorded so that start is refused.
      */
     public void writeOnce() {

@@ -333,9 +333,11 @@ class ReplicaHeartbeatIT {
             StartupCheckException refused = startupFailure(settings);
             assertThat(refused.getMessage()).contains("kept changes of captured tables from being applied on the replica");
             assertThat(refused.fix()).contains("Re-sync the replica's captured tables",
-                    "kafka-topics.sh --delete --topic " + name + ".offsets");
+                    "--delete --topic " + name + ".offsets", "sql_log_bin = 0");
+            assertThat(check(settings)).contains("[FAIL] offsets", "Re-sync the replica's captured tables");
             resyncItemRow();
             deleteStoredOffsets(stack, name);
+            assertThat(check(settings)).contains("[ok  ] offsets          none stored yet");
             try (InProcessConnector connector = InProcessConnector.start(settings)) {
                 Continuity started = verdictOf(connector);
                 assertThat(started.verdict()).isEqualTo(Continuity.Verdict.OFFSETS_LOST);

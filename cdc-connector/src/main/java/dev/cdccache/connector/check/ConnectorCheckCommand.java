@@ -3,6 +3,9 @@ package dev.cdccache.connector.check;
 import dev.cdccache.connector.config.ConnectorProperties;
 import dev.cdccache.connector.config.ConnectorProperties.Flavor;
 import dev.cdccache.connector.config.DebeziumSettings;
+import dev.cdccache.connector.continuity.ContinuityCheck;
+import dev.cdccache.connector.continuity.OffsetsOrigin;
+import dev.cdccache.connector.continuity.StoredOffsets;
 import dev.cdccache.connector.kafka.KafkaClients;
 import dev.cdccache.connector.startup.DatabaseCheck;
 import dev.cdccache.connector.startup.DebeziumOverrideCheck;
@@ -24,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
@@ -56,6 +60,8 @@ public final class ConnectorCheckCommand {
     private final ConnectorProperties properties;
     private final DebeziumSettings settings;
     private final CheckReport report;
+    /** Whether the offsets topic exists (found by the Kafka checks). */
+    private boolean offsetsStored;
     private final boolean probe;
     private final Duration probeTimeout;
 
@@ -139,6 +145,7 @@ public final class ConnectorCheckCommand {
         int failedBefore = report.failedChecks().size();
         boolean databaseOk = checkDatabase();
         boolean kafkaOk = checkKafka();
+        checkStoredOffsets(kafkaOk);
         if (!probe) {
             report.skip("probe", "--no-probe");
         } else if (settings.heartbeatRow().isEmpty()) {
@@ -289,6 +296,32 @@ public final class ConnectorCheckCommand {
         }
     }
 
+    /**
+     * What the stored offsets say about the next start: a hold for a filter that kept changes from being applied on the
+     * replica refuses it ({@link ContinuityCheck#resyncRefusal}). Read only where they exist: opening the offsets
+     * topic creates it.
+     */
+    private void checkStoredOffsets(boolean kafkaOk) {
+        boolean kafkaStore = properties.getOffsets().getStore() == ConnectorProperties.OffsetStore.KAFKA;
+        if (kafkaStore ? !kafkaOk || !offsetsStored : !Files.exists(properties.getOffsets().getFile())) {
+            report.ok("offsets", kafkaStore && !kafkaOk ? "not read (Kafka did not answer)" : "none stored yet");
+            return;
+        }
+        try {
+            Optional<OffsetsOrigin> origin = new StoredOffsets(properties.getOffsets().getStore(),
+                    settings.engineProperties(), properties.getName(), properties.getTopicPrefix()).read().origin();
+            Optional<StartupCheckException> refusal = ContinuityCheck.resyncRefusal(properties, origin);
+            if (refusal.isPresent()) {
+                report.fail("offsets", refusal.get());
+            } else {
+                report.ok("offsets", origin.isPresent() ? "stored, written under epoch " + origin.get().epoch()
+                        : "stored, without the connector's record of their epoch");
+            }
+        } catch (RuntimeException e) {
+            report.warn("offsets", "could not be read (" + e.getMessage() + ")");
+        }
+    }
+
     /** Returns whether Kafka answered and every Kafka check passed. */
     private boolean checkKafka() {
         String bootstrap = properties.getKafka().getBootstrapServers();
@@ -316,6 +349,9 @@ public final class ConnectorCheckCommand {
                     report.ok("topic", finding.topic() + ": " + finding.detail());
                     if (finding.exists() && topics.get(finding.topic()) == KafkaAccess.Use.CHANGES) {
                         existingChangeTopics.add(finding.topic());
+                    }
+                    if (finding.exists() && finding.topic().equals(settings.offsetsTopic())) {
+                        offsetsStored = true;
                     }
                 }
             }

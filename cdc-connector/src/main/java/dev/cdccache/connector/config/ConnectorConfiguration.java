@@ -186,9 +186,9 @@ class ConnectorConfiguration {
             Clock clock = Clock.systemUTC();
             HeartbeatWriter.FilterEpochs epochs = new HeartbeatWriter.FilterEpochs() {
                 @Override
-                public String filterFound(String filter) {
+                public String filterFound(String filter, boolean damage) {
                     offsets.markUnresumable(); // before the new epoch: no renewal of it is recorded
-                    return continuityState.renewForFilter(filter, clock);
+                    return continuityState.renewForFilter(filter, damage, clock);
                 }
 
                 @Override
@@ -220,7 +220,8 @@ class ConnectorConfiguration {
             boolean heartbeats = !properties.getHeartbeat().getInterval().isZero()
                     && !properties.getHeartbeat().getInterval().isNegative();
             String storedOffsets = properties.getOffsets().getStore() == ConnectorProperties.OffsetStore.KAFKA
-                    ? "the topic " + settings.offsetsTopic() + ": kafka-topics.sh --delete --topic " + settings.offsetsTopic()
+                    ? "the topic " + settings.offsetsTopic() + ": kafka-topics.sh --bootstrap-server "
+                            + properties.getKafka().getBootstrapServers() + " --delete --topic " + settings.offsetsTopic()
                     : "the file " + properties.getOffsets().getFile();
             // a heartbeat row on the replica's primary can lose a renewal in a failover: the offsets keep it too
             Consumer<String> renewedEpochs = properties.getHeartbeat().getPrimary().isConfigured()

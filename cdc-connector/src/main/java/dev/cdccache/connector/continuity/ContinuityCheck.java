@@ -169,17 +169,9 @@ public final class ContinuityCheck {
                     + " told apart.", "Nothing, if the database failed over on purpose. Otherwise check"
                     + " cdc.connector.database.host and cdc.connector.database.port.");
         }
-        if (origin.isPresent() && EpochLineage.needsResync(origin.get().epoch())) {
-            // the same server: the replica that skipped changes while the connector last ran; only a re-sync repairs it
-            throw new StartupCheckException("When it last ran, connector '" + name + "' found a replication filter (or a"
-                    + " binlog filter of the primary) that kept changes of captured tables from being applied on the"
-                    + " replica " + where() + ": the replica's rows of those tables differ from the primary's until they"
-                    + " are re-synced, its row events would carry before-images read from them, and services that read"
-                    + " from it would cache the old values. Starting would publish heartbeats that prove them.",
-                    "Re-sync the replica's captured tables from the primary (a table checksum and sync tool, or rebuild"
-                            + " the replica from a backup of the primary), then delete the connector's stored offsets ("
-                            + offsetsLocation() + ") and start it again: it starts at the current binlog position under"
-                            + " a new epoch (OFFSETS_LOST).");
+        Optional<StartupCheckException> resync = resyncRefusal(properties, origin);
+        if (resync.isPresent()) {
+            throw resync.get(); // the same server: the replica that skipped changes while the connector last ran
         }
         List<String> available = binlogFiles(connection);
         if (file != null && !available.contains(file)) {
@@ -288,12 +280,35 @@ public final class ContinuityCheck {
         return value == null ? 0 : Long.parseLong(value.toString());
     }
 
-    /** Where the stored offsets are, as an operator would delete them. */
-    private String offsetsLocation() {
-        return properties.getOffsets().getStore() == ConnectorProperties.OffsetStore.KAFKA
-                ? "the topic " + properties.getName() + ".offsets: kafka-topics.sh --delete --topic "
-                        + properties.getName() + ".offsets; leave the schema history alone"
+    /**
+     * Why a start must be refused when the stored offsets were written by a process that found a filter keeping changes
+     * of captured tables from being applied on the replica it read: the replica differs from its primary until it is
+     * re-synced, and only deleting the offsets says it was. {@code cdc-connector check} reports it too.
+     *
+     * @param origin the record stored with the offsets, if any
+     * @return the refusal, with what to do; empty when the offsets say nothing of the kind
+     */
+    public static Optional<StartupCheckException> resyncRefusal(ConnectorProperties properties,
+            Optional<OffsetsOrigin> origin) {
+        if (origin.isEmpty() || !EpochLineage.needsResync(origin.get().epoch())) {
+            return Optional.empty();
+        }
+        String replica = properties.getDatabase().getHost() + ":" + properties.getDatabase().getPort();
+        String offsets = properties.getOffsets().getStore() == ConnectorProperties.OffsetStore.KAFKA
+                ? "the topic " + properties.getName() + ".offsets: kafka-topics.sh --bootstrap-server "
+                        + properties.getKafka().getBootstrapServers() + " --delete --topic " + properties.getName()
+                        + ".offsets; leave the schema history topic alone"
                 : "the file " + properties.getOffsets().getFile();
+        return Optional.of(new StartupCheckException("When it last ran, connector '" + properties.getName() + "' found a"
+                + " replication filter (or a binlog filter of the primary) that kept changes of captured tables from"
+                + " being applied on the replica " + replica + ": the replica's rows of those tables differ from the"
+                + " primary's until they are re-synced, its row events would carry before-images read from them, and"
+                + " services that read from it would cache the old values. Starting would publish heartbeats that"
+                + " prove them.", "Re-sync the replica's captured tables from the primary (a table checksum and sync"
+                + " tool, or rebuild the replica from a backup of the primary; rows copied by hand on the replica in a"
+                + " session with SET sql_log_bin = 0, so that they get no GTID of the replica's own), then delete the"
+                + " connector's stored offsets (" + offsets + ") and start it again: it starts at the current binlog"
+                + " position under a new epoch (OFFSETS_LOST)."));
     }
 
     private Continuity withoutStoredOffsets(Optional<BeatRow> own, List<BeatRow> rows) {

@@ -204,16 +204,20 @@ public final class ContinuityState {
      * Called again for a fresh epoch when a row with the hold's epoch may have committed without an answer.
      *
      * @param filter what the filter is and what to do about it
+     * @param replicaSkipped whether a replica the connector reads did not apply the changes (rows stay held then)
      * @return the new epoch; null (and nothing renewed) before the start-up check decided one
      */
-    public String renewForFilter(String filter, Clock clock) {
+    public String renewForFilter(String filter, boolean replicaSkipped, Clock clock) {
         return renew(Continuity.Verdict.FILTERED_FROM_BINLOG, filter, true, epochs -> "A filter leaves changes of"
                 + " captured tables out of the binlog the connector reads: " + filter + " Heartbeat rows are held back"
-                + " until it is removed, so no client proves its cache fresh meanwhile. " + epochs, "Remove the filter"
-                + " as said above. Read directly, the server's tables are right: the connector notices within a"
-                + " heartbeat interval and writes heartbeat rows again under a new epoch. A replica that did not apply"
-                + " changes stays wrong: heartbeat rows stay held and starts are refused until it is re-synced and"
-                + " the stored offsets are deleted (docs/connector.md, \"Filters that leave changes out\").", clock);
+                + (replicaSkipped ? ", also once it is removed," : " until it is removed,") + " so no client proves its"
+                + " cache fresh meanwhile. " + epochs, replicaSkipped
+                ? "Remove the filter as said above, and keep services' reads off the replica: it did not apply the"
+                        + " changes the filter kept out. Then re-sync its captured tables from the primary, delete the"
+                        + " connector's stored offsets and start it again; until then every start is refused"
+                        + " (docs/connector.md, \"Filters that leave changes out\")."
+                : "Remove the filter as said above: the server's own tables are right, so the connector notices"
+                        + " within a heartbeat interval and writes heartbeat rows again under a new epoch.", clock);
     }
 
     /**

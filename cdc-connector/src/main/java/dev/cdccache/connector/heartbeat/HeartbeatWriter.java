@@ -81,7 +81,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
         /** Nothing replaces the epoch (tests that check no filters). */
         FilterEpochs NONE = new FilterEpochs() {
             @Override
-            public String filterFound(String filter) {
+            public String filterFound(String filter, boolean damage) {
                 return null;
             }
 
@@ -99,7 +99,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
          * A new epoch, outside the running one's lineage, for a filter found while streaming; null if none yet. In
          * memory only, so that it cannot fail: from now on no epoch of this process may be resumed.
          */
-        String filterFound(String filter);
+        String filterFound(String filter, boolean damage);
 
         /**
          * Records the hold where the next start reads it (the stored offsets); may block and fail, and is then tried
@@ -348,7 +348,8 @@ public final class HeartbeatWriter implements SmartLifecycle {
         if (refusal.isPresent()) {
             if (refused == null) {
                 // also while rows are held for their format: the hold's epoch is what makes the next start not resume
-                String started = filterEpochs.filterFound(refusal.get().why()); // logs the gap, the filter, the fix
+                String started = filterEpochs.filterFound(refusal.get().why(), // logs the gap, the filter, the fix
+                        refusal.get().damage().isPresent());
                 holdUnrecorded = true;
                 if (started == null) {
                     log.error("Heartbeat rows are no longer written: {} Clients cannot prove their caches fresh until"
@@ -371,7 +372,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
                 // lost may have committed, so it is not repeated: a fresh epoch is written instead
                 String current = epoch.get();
                 if (current.equals(lastAttempted) && !current.equals(lastWritten)) {
-                    String fresh = filterEpochs.filterFound(refused);
+                    String fresh = filterEpochs.filterFound(refused, holdDamage != null);
                     current = fresh != null ? fresh : current;
                 }
                 if (!current.equals(lastAttempted)) {

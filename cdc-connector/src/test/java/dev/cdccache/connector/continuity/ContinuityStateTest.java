@@ -20,7 +20,7 @@ class ContinuityStateTest {
         String root = Epoch.next();
         state.set(new Continuity(root, Continuity.Verdict.RESUMED, "resumed", "", Instant.now()));
 
-        String held = state.renewForFilter("a filter skips db.item.", clock);
+        String held = state.renewForFilter("a filter skips db.item.", false, clock);
         assertThat(state.current().orElseThrow().verdict()).isEqualTo(Continuity.Verdict.FILTERED_FROM_BINLOG);
         assertThat(state.current().orElseThrow().message()).contains("a filter skips db.item.", "held back", held);
         assertThat(EpochLineage.continues(root, held)).as("a start while the row carries the hold's epoch").isFalse();
@@ -40,7 +40,7 @@ class ContinuityStateTest {
     void noFilterEpochStartsBeforeTheStartUpCheckDecidedOne() {
         ContinuityState state = new ContinuityState();
 
-        assertThat(state.renewForFilter("a filter", clock)).isNull();
+        assertThat(state.renewForFilter("a filter", true, clock)).isNull();
         assertThat(state.renewAfterFilter(clock)).isNull();
         assertThat(state.current()).isEmpty();
     }

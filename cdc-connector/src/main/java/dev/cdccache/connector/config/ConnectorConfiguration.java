@@ -219,10 +219,7 @@ class ConnectorConfiguration {
                 ConnectorProperties properties, DebeziumSettings settings, StoredOffsets offsets, MeterRegistry registry) {
             boolean heartbeats = !properties.getHeartbeat().getInterval().isZero()
                     && !properties.getHeartbeat().getInterval().isNegative();
-            String storedOffsets = properties.getOffsets().getStore() == ConnectorProperties.OffsetStore.KAFKA
-                    ? "the topic " + settings.offsetsTopic() + ": kafka-topics.sh --bootstrap-server "
-                            + properties.getKafka().getBootstrapServers() + " --delete --topic " + settings.offsetsTopic()
-                    : "the file " + properties.getOffsets().getFile();
+            String storedOffsets = StoredOffsets.howToDelete(properties);
             // a heartbeat row on the replica's primary can lose a renewal in a failover: the offsets keep it too
             Consumer<String> renewedEpochs = properties.getHeartbeat().getPrimary().isConfigured()
                     ? offsets::recordRenewedEpoch : epoch -> { };

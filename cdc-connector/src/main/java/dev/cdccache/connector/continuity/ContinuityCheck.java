@@ -294,11 +294,8 @@ public final class ContinuityCheck {
             return Optional.empty();
         }
         String replica = properties.getDatabase().getHost() + ":" + properties.getDatabase().getPort();
-        String offsets = properties.getOffsets().getStore() == ConnectorProperties.OffsetStore.KAFKA
-                ? "the topic " + properties.getName() + ".offsets: kafka-topics.sh --bootstrap-server "
-                        + properties.getKafka().getBootstrapServers() + " --delete --topic " + properties.getName()
-                        + ".offsets; leave the schema history topic alone"
-                : "the file " + properties.getOffsets().getFile();
+        String offsets = StoredOffsets.howToDelete(properties) + (properties.getOffsets().getStore()
+                == ConnectorProperties.OffsetStore.KAFKA ? "; leave the schema history topic alone" : "");
         return Optional.of(new StartupCheckException("When it last ran, connector '" + properties.getName() + "' found a"
                 + " replication filter (or a binlog filter of the primary) that kept changes of captured tables from"
                 + " being applied on the replica " + replica + ": the replica's rows of those tables differ from the"

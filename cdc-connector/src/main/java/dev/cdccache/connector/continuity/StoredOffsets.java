@@ -62,6 +62,18 @@ public class StoredOffsets {
         this.location = EngineOffsetStores.location(settings);
     }
 
+    /**
+     * Where a connector's stored offsets are, with the command that deletes them, for messages that tell an operator
+     * to: {@code the topic <name>.offsets: kafka-topics.sh ... --delete ...}, or {@code the file <path>}.
+     */
+    public static String howToDelete(ConnectorProperties properties) {
+        String topic = properties.getName() + ".offsets";
+        return properties.getOffsets().getStore() == ConnectorProperties.OffsetStore.KAFKA
+                ? "the topic " + topic + ": kafka-topics.sh --bootstrap-server "
+                        + properties.getKafka().getBootstrapServers() + " --delete --topic " + topic
+                : "the file " + properties.getOffsets().getFile();
+    }
+
     /** What the store holds: Debezium's offset and the record of what it was written under, each maybe absent. */
     public record Stored(Optional<Map<String, Object>> offset, Optional<OffsetsOrigin> origin) {
     }

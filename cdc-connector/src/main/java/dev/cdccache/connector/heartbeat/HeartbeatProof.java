@@ -10,9 +10,6 @@ import java.util.Optional;
  */
 public interface HeartbeatProof {
 
-    /** Nothing to check: every row proves what it says. */
-    HeartbeatProof ALWAYS = Optional::empty;
-
     /**
      * Why rows would prove what is not true.
      *

@@ -78,26 +78,10 @@ public final class HeartbeatWriter implements SmartLifecycle {
 
     /** Where the epochs of a filter's hold come from, and where it is recorded ({@code ContinuityState}, the offsets). */
     public interface FilterEpochs {
-        /** Nothing replaces the epoch (tests that check no filters). */
-        FilterEpochs NONE = new FilterEpochs() {
-            @Override
-            public String filterFound(String filter, boolean damage) {
-                return null;
-            }
-
-            @Override
-            public void recordHold(boolean damage) {
-            }
-
-            @Override
-            public String filterGone() {
-                return null;
-            }
-        };
-
         /**
-         * A new epoch, outside the running one's lineage, for a filter found while streaming; null if none yet. In
-         * memory only, so that it cannot fail: from now on no epoch of this process may be resumed.
+         * A new epoch, outside the running one's lineage, for a filter found while streaming (asked only once the
+         * start-up check decided one). In memory only, so that it cannot fail: from now on no epoch of this process may
+         * be resumed.
          */
         String filterFound(String filter, boolean damage);
 
@@ -109,18 +93,8 @@ public final class HeartbeatWriter implements SmartLifecycle {
          */
         void recordHold(boolean damage);
 
-        /** A new epoch once the filter is gone; null if none yet. */
+        /** A new epoch once the filter is gone. */
         String filterGone();
-    }
-
-    /**
-     * @param epoch the current continuity epoch, read at every write; null until it is decided (before the
-     *     engine starts), when nothing is written
-     */
-    public HeartbeatWriter(ConnectorProperties.Database database, HeartbeatRow row, Supplier<String> epoch,
-            Duration interval, MeterRegistry registry) {
-        this(database, ConnectorProperties.PREFIX + ".database", row, epoch, interval, registry, HeartbeatProof.ALWAYS,
-                FilterEpochs.NONE);
     }
 
     /**
@@ -348,13 +322,9 @@ public final class HeartbeatWriter implements SmartLifecycle {
         if (refusal.isPresent()) {
             if (refused == null) {
                 // also while rows are held for their format: the hold's epoch is what makes the next start not resume
-                String started = filterEpochs.filterFound(refusal.get().why(), // logs the gap, the filter, the fix
+                filterEpochs.filterFound(refusal.get().why(), // logs the gap, the filter, the fix
                         refusal.get().damage().isPresent());
                 holdUnrecorded = true;
-                if (started == null) {
-                    log.error("Heartbeat rows are no longer written: {} Clients cannot prove their caches fresh until"
-                            + " the filter is removed; checked every {}.", refusal.get().why(), interval);
-                }
             }
             refused = refusal.get().why();
             if (holdDamage == null && refusal.get().damage().isPresent()) {
@@ -372,8 +342,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
                 // lost may have committed, so it is not repeated: a fresh epoch is written instead
                 String current = epoch.get();
                 if (current.equals(lastAttempted) && !current.equals(lastWritten)) {
-                    String fresh = filterEpochs.filterFound(refused, holdDamage != null);
-                    current = fresh != null ? fresh : current;
+                    current = filterEpochs.filterFound(refused, holdDamage != null);
                 }
                 if (!current.equals(lastAttempted)) {
                     upsert(current);
@@ -391,7 +360,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
                 String renewed = filterEpochs.filterGone();
                 refused = null;
                 log.info("Heartbeat rows are written again: the filter that left captured tables out of the binlog is"
-                        + " gone; epoch {}", renewed != null ? renewed : epoch.get());
+                        + " gone; epoch {}", renewed);
             }
             upsert(epoch.get());
             workingAgain();

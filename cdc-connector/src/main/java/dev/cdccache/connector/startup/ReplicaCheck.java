@@ -62,6 +62,8 @@ public final class ReplicaCheck {
     }
 
     private final ConnectorProperties properties;
+    /** Built once: the filter checks run again before every heartbeat row. */
+    private final DebeziumSettings settings;
     private final Connector primaries;
 
     public ReplicaCheck(ConnectorProperties properties) {
@@ -71,6 +73,7 @@ public final class ReplicaCheck {
     /** @param primaries opens the connection to the configured primary (tests answer from recordings) */
     ReplicaCheck(ConnectorProperties properties, Connector primaries) {
         this.properties = properties;
+        this.settings = new DebeziumSettings(properties);
         this.primaries = primaries;
     }
 
@@ -236,7 +239,7 @@ public final class ReplicaCheck {
         if (filters.isEmpty()) {
             return;
         }
-        List<String> skipped = filters.skipped(new DebeziumSettings(properties).dataTables());
+        List<String> skipped = filters.skipped(settings.dataTables());
         if (!skipped.isEmpty()) {
             throw new StartupCheckException("The binlog filters of the primary " + PRIMARY + " " + primaryWhere + " ("
                     + filters + ") leave captured table(s) out of its binlog: " + String.join(", ", skipped) + ". Their"
@@ -259,7 +262,6 @@ public final class ReplicaCheck {
      */
     private void verifyFilters(Connection captured, String replica, List<Source> sources, boolean warn)
             throws SQLException {
-        DebeziumSettings settings = new DebeziumSettings(properties);
         boolean mysql = properties.getDatabase().getFlavor() == Flavor.MYSQL;
         String fix = "Remove the filter from the replica, and from its configuration file (on Amazon RDS: its parameter"
                 + " group), or point cdc.connector.database.host at the primary. " + (mysql

@@ -68,21 +68,23 @@ public final class CacheComparison {
 
     private void compare(String instance, InvalidationClient client, Map<String, Long> compared, List<Mismatch> out) {
         InvalidatingCache<Long, Item> byId = client.cache(Caches.BY_ID);
-        for (Map.Entry<Long, CachedValue<Item>> e : byId.caffeine().asMap().entrySet()) {
-            check(instance, Caches.BY_ID, e.getKey(), e.getValue().value(), rowsById.get(e.getKey()), compared, out);
+        for (Map.Entry<Long, Object> e : byId.caffeine().asMap().entrySet()) {
+            check(instance, Caches.BY_ID, e.getKey(), CachedValue.valueOf(e.getValue()), rowsById.get(e.getKey()),
+                    compared, out);
         }
         InvalidatingCache<String, Item> byCode = client.cache(Caches.BY_CODE);
-        for (Map.Entry<String, CachedValue<Item>> e : byCode.caffeine().asMap().entrySet()) {
-            check(instance, Caches.BY_CODE, e.getKey(), e.getValue().value(), rowsByCode.get(e.getKey()), compared, out);
+        for (Map.Entry<String, Object> e : byCode.caffeine().asMap().entrySet()) {
+            check(instance, Caches.BY_CODE, e.getKey(), CachedValue.valueOf(e.getValue()), rowsByCode.get(e.getKey()),
+                    compared, out);
         }
         InvalidatingCache<Long, List<Item>> byGroup = client.cache(Caches.BY_GROUP);
-        for (Map.Entry<Long, CachedValue<List<Item>>> e : byGroup.caffeine().asMap().entrySet()) {
-            check(instance, Caches.BY_GROUP, e.getKey(), e.getValue().value(),
+        for (Map.Entry<Long, Object> e : byGroup.caffeine().asMap().entrySet()) {
+            check(instance, Caches.BY_GROUP, e.getKey(), CachedValue.valueOf(e.getValue()),
                     rowsByGroup.getOrDefault(e.getKey(), List.of()), compared, out);
         }
         InvalidatingCache<String, ItemStats> stats = client.cache(Caches.STATS);
-        for (Map.Entry<String, CachedValue<ItemStats>> e : stats.caffeine().asMap().entrySet()) {
-            check(instance, Caches.STATS, e.getKey(), e.getValue().value(), this.stats, compared, out);
+        for (Map.Entry<String, Object> e : stats.caffeine().asMap().entrySet()) {
+            check(instance, Caches.STATS, e.getKey(), CachedValue.valueOf(e.getValue()), this.stats, compared, out);
         }
     }
 

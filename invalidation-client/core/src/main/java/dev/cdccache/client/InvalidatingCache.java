@@ -64,21 +64,31 @@ public interface InvalidatingCache<K, V> {
 
     /**
      * The servable cache entry of {@code key}, or {@code null} on a miss; unlike {@link #getIfPresent} it
-     * tells a cached absence ({@code entry.value() == null}) from a miss. Allocation-free.
+     * tells a cached absence ({@code entry.value() == null}) from a miss. An entry stored without its load time
+     * (see {@link CachedValue}) is returned in a {@code CachedValue} made for the call, with
+     * {@link CachedValue#UNKNOWN_LOAD}; {@link #getOrDefault} allocates nothing.
      */
     CachedValue<V> lookup(K key);
 
     /**
-     * Consistency sampling of a hit served by {@link #lookup}, for a caller that builds its loader only after the read
-     * (Spring's non-{@code sync} {@code @Cacheable}): draws this hit like a hit of {@link #get} is drawn, and returns
-     * the drawn hit, to be handed to the sampler with {@link SampledHit#reread}; {@code null} when not drawn or when
-     * consistency sampling is off. Allocates nothing unless drawn; costs one random draw while sampling is on and a
+     * The servable value of {@code key}, {@code null} for a cached absence, or {@code ifMissing} on a miss: tells a
+     * cached absence from a miss, like {@link #lookup}, without allocating. Counts a hit or a miss as
+     * {@link #getIfPresent} does.
+     */
+    V getOrDefault(K key, V ifMissing);
+
+    /**
+     * Consistency sampling of a hit served by {@link #getOrDefault} or {@link #lookup}, for a caller that builds its
+     * loader only after the read (Spring's non-{@code sync} {@code @Cacheable}): draws this hit like a hit of
+     * {@link #get} is drawn, and returns the drawn hit, to be handed to the sampler with {@link SampledHit#reread};
+     * {@code null} when not drawn, when consistency sampling is off, or when the entry that served the hit was
+     * replaced or removed since. Allocates nothing unless drawn; costs one random draw while sampling is on and a
      * field test while it is off.
      *
-     * @param key the key {@code entry} was looked up with
-     * @param entry what {@link #lookup} returned for it (not {@code null})
+     * @param key the key the hit was looked up with
+     * @param served the value the hit returned (the same instance)
      */
-    SampledHit<K, V> drawSample(K key, CachedValue<V> entry);
+    SampledHit<K, V> drawSample(K key, V served);
 
     /**
      * Starts a load outside {@link #get}: call it on a miss, BEFORE reading the database, and pass the
@@ -130,8 +140,9 @@ public interface InvalidatingCache<K, V> {
 
     /**
      * The underlying Caffeine cache, for statistics, inspection and iteration. Its statistics count one hit or
-     * miss per key read through this cache, an entry that may not be served (staleness) as a miss. Writing to
-     * it directly bypasses the no-stale-populate protection.
+     * miss per key read through this cache, an entry that may not be served (staleness) as a miss. Its values are
+     * the cached values, or {@link CachedValue}s for entries that keep their load time (see there);
+     * {@link CachedValue#valueOf} reads either. Writing to it directly bypasses the no-stale-populate protection.
      */
-    Cache<K, CachedValue<V>> caffeine();
+    Cache<K, Object> caffeine();
 }

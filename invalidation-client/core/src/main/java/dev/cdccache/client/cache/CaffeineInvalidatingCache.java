@@ -25,7 +25,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * The {@link InvalidatingCache} implementation over a synchronous Caffeine cache of {@link CachedValue}s.
+ * The {@link InvalidatingCache} implementation over a synchronous Caffeine cache.
+ *
+ * <p>What the map holds: a value loaded while the client is provably fresh is stored as is, without its load time.
+ * The staleness guard then takes it as loaded at {@link CachedValue#UNKNOWN_LOAD}, older than any threshold, so it
+ * is served only while every entry is servable (the client fresh); once the client lags it is a miss and is loaded
+ * again. A value whose load time matters is stored in a {@link CachedValue} with it: one loaded while the client
+ * lags (served within the bound, as with a time-to-live), under refresh-ahead (which needs its age), a cached
+ * absence. So a fresh client's entries cost no wrapper object, and a hit reads no field of one; whether an entry
+ * is a wrapper is a type test on the value a caller reads next anyway.
  *
  * <p>Why not Caffeine's {@code get(key, loader)}: it runs the loader under the map's bin lock, so an
  * invalidation of a key being loaded would block the consumer thread until the database answers. Here loads
@@ -81,9 +89,15 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     private static final Object MISSED = new Object();
 
     private final String name;
-    private final Cache<K, CachedValue<V>> cache;
+    /** Values stored as is, or {@link CachedValue}s (see the class comment). */
+    private final Cache<K, Object> cache;
     /** {@code cache.asMap()}: its reads record no statistics, so the lookups here record them in {@link #stats}. */
-    private final ConcurrentMap<K, CachedValue<V>> entries;
+    private final ConcurrentMap<K, Object> entries;
+    /**
+     * The latest load start of the values stored as is: an upper bound of the load time of each. A store never
+     * replaces an entry whose read started later than its own (see {@link #readLater}).
+     */
+    private final AtomicLong latestUnstampedLoad = new AtomicLong(CachedValue.UNKNOWN_LOAD);
     /** The counter behind {@code cache.stats()}. */
     private final StatsCounter stats = new ConcurrentStatsCounter();
     private final ConcurrentMap<K, CompletableFuture<V>> inFlight = new ConcurrentHashMap<>();
@@ -156,22 +170,44 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public CachedValue<V> lookup(K key) {
         boolean open = gate.isOpen() && !ConsistencySampler.onRereadThread(); // before the lookup: see ReadGate#isOpen
-        CachedValue<V> entry = entries.get(key);
-        if (entry != null && guard.isServable(entry.loadedAtMillis())
+        Object entry = entries.get(key);
+        if (entry != null && guard.isServable(CachedValue.loadedAtMillis(entry))
                 && (open || (entry = servableAfterFloor(key)) != null)) {
             stats.recordHits(1);
-            return entry;
+            return entry instanceof CachedValue<?> stamped ? (CachedValue<V>) stamped
+                    : new CachedValue<>((V) entry, CachedValue.UNKNOWN_LOAD);
         }
         stats.recordMisses(1);
         return null;
     }
 
     @Override
-    public SampledHit<K, V> drawSample(K key, CachedValue<V> entry) {
+    public V getOrDefault(K key, V ifMissing) {
+        // Written out rather than through lookup(): see getIfPresent.
+        boolean open = gate.isOpen() && !ConsistencySampler.onRereadThread(); // before the lookup: see ReadGate#isOpen
+        Object entry = entries.get(key);
+        if (entry != null && guard.isServable(CachedValue.loadedAtMillis(entry))
+                && (open || (entry = servableAfterFloor(key)) != null)) {
+            stats.recordHits(1);
+            return CachedValue.valueOf(entry);
+        }
+        stats.recordMisses(1);
+        return ifMissing;
+    }
+
+    @Override
+    public SampledHit<K, V> drawSample(K key, V served) {
         // The same draw as a hit of get(key, loader); nothing is allocated unless drawn.
-        return sampler != null && sampler.draw() ? new SampledHit<>(sampler, this, key, entry) : null;
+        if (sampler == null || !sampler.draw()) {
+            return null;
+        }
+        // The sample follows the entry that served the hit; one replaced since is not sampled.
+        Object entry = entries.get(key);
+        return entry != null && CachedValue.valueOf(entry) == served ? new SampledHit<>(sampler, this, key, entry)
+                : null;
     }
 
     @Override
@@ -179,11 +215,11 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         // Written out rather than through lookup(): one call level less on the hit path keeps Caffeine's
         // read path within the JIT's inlining depth.
         boolean open = gate.isOpen() && !ConsistencySampler.onRereadThread(); // before the lookup: see ReadGate#isOpen
-        CachedValue<V> entry = entries.get(key);
-        if (entry != null && guard.isServable(entry.loadedAtMillis())
+        Object entry = entries.get(key);
+        if (entry != null && guard.isServable(CachedValue.loadedAtMillis(entry))
                 && (open || (entry = servableAfterFloor(key)) != null)) {
             stats.recordHits(1);
-            return entry.value();
+            return CachedValue.valueOf(entry);
         }
         stats.recordMisses(1);
         return null;
@@ -193,8 +229,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     public V get(K key, Function<? super K, ? extends V> loader) {
         // The hit path is written out (not through lookup()) to stay within the JIT's inlining depth.
         boolean open = gate.isOpen() && !ConsistencySampler.onRereadThread(); // before the lookup: see ReadGate#isOpen
-        CachedValue<V> entry = entries.get(key);
-        if (entry != null && guard.isServable(entry.loadedAtMillis())) {
+        Object entry = entries.get(key);
+        if (entry != null && guard.isServable(CachedValue.loadedAtMillis(entry))) {
             if (!open) {
                 if (!admits(true)) {
                     stats.recordMisses(1);
@@ -212,7 +248,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
                 if (sampler != null && sampler.draw()) {
                     sampler.offer(this, key, entry, loader);
                 }
-                return entry.value();
+                return CachedValue.valueOf(entry);
             }
         }
         stats.recordMisses(1);
@@ -265,7 +301,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
      * waiting for the floor if need be), the entry looked up again, since the one looked up before may predate the
      * write whose eviction the floor waited for; {@code null} for a miss or a bypass.
      */
-    private CachedValue<V> servableAfterFloor(K key) {
+    private Object servableAfterFloor(K key) {
         return admits(true) ? servable(key) : null;
     }
 
@@ -277,10 +313,10 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         return !ConsistencySampler.onRereadThread() && gate.admits(mayWait);
     }
 
-    /** The servable entry of {@code key} or {@code null}, without counting a hit or miss. */
-    private CachedValue<V> servable(K key) {
-        CachedValue<V> entry = entries.get(key);
-        return entry != null && guard.isServable(entry.loadedAtMillis()) ? entry : null;
+    /** The servable entry of {@code key} (a value or a {@link CachedValue}) or {@code null}, counting nothing. */
+    private Object servable(K key) {
+        Object entry = entries.get(key);
+        return entry != null && guard.isServable(CachedValue.loadedAtMillis(entry)) ? entry : null;
     }
 
     private V loadSingleFlight(K key, Function<? super K, ? extends V> loader) {
@@ -291,10 +327,11 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         }
         try {
             // A load may just have finished between our miss and our registration.
-            CachedValue<V> entry = servable(key);
+            Object entry = servable(key);
             if (entry != null) {
-                mine.complete(entry.value());
-                return entry.value();
+                V value = CachedValue.valueOf(entry);
+                mine.complete(value);
+                return value;
             }
             V value = load(key, loader);
             mine.complete(value);
@@ -346,13 +383,15 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
      * a shutdown, a saturated queue that drops) and a miss joining that refresh would wait forever. A refresh
      * marker older than {@link #staleRefreshMillis} is taken over, so a dropped refresh does not stop later ones.
      */
-    private void refreshIfOld(K key, CachedValue<V> entry, Function<? super K, ? extends V> loader) {
+    private void refreshIfOld(K key, Object entry, Function<? super K, ? extends V> loader) {
         if (CacheTransaction.current() != null) {
             // An executor that runs tasks on the caller's thread would read inside this transaction's snapshot.
             return;
         }
         long now = guard.now();
-        if (now - entry.loadedAtMillis() < refreshAfterMillis) {
+        long loadedAt = CachedValue.loadedAtMillis(entry);
+        // Under refresh-ahead every load is stored with its time; one without (put in by hand) counts as old.
+        if (loadedAt != CachedValue.UNKNOWN_LOAD && now - loadedAt < refreshAfterMillis) {
             return;
         }
         RefreshMarker mine = new RefreshMarker(now);
@@ -408,15 +447,22 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             loadListener.discarded(name);
             return false;
         }
-        CachedValue<V> fresh = new CachedValue<>(value, startedAt);
+        // Without its load time only while it makes no difference (see the class comment); a value that is itself a
+        // CachedValue is wrapped so that it is not taken for one.
+        boolean stamped = value == null || value instanceof CachedValue<?> || refreshAfterMillis > 0
+                || guard.lagging(guard.now());
+        Object fresh = stamped ? new CachedValue<>(value, startedAt) : value;
         boolean[] stored = new boolean[1];
-        cache.asMap().compute(key, (k, current) -> {
+        entries.compute(key, (k, current) -> {
             if (!generations.unchanged(stripe, keyGeneration, cacheGeneration)) {
                 return current;
             }
             // Never replace a value whose read started later than ours.
-            if (current != null && current.loadedAtMillis() > startedAt) {
+            if (current != null && readLater(current, startedAt)) {
                 return current;
+            }
+            if (!stamped) {
+                latestUnstampedLoad.accumulateAndGet(startedAt, Math::max); // before the value can be read
             }
             stored[0] = true;
             storeHook.run();
@@ -435,6 +481,15 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             loadListener.discarded(name);
         }
         return stored[0];
+    }
+
+    /**
+     * Whether the read behind {@code entry} may have started later than {@code startedAt}: for a value stored
+     * without its load time, whether any such store's read did.
+     */
+    private boolean readLater(Object entry, long startedAt) {
+        long loadedAt = CachedValue.loadedAtMillis(entry);
+        return (loadedAt == CachedValue.UNKNOWN_LOAD ? latestUnstampedLoad.get() : loadedAt) > startedAt;
     }
 
     @Override
@@ -492,10 +547,9 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         guard.tickIfLate(now);
         Set<K> missing = null;
         for (int i = 0; i < size; i++) {
-            @SuppressWarnings("unchecked")
-            CachedValue<V> entry = (CachedValue<V>) found[i];
-            if (entry != null && guard.isServable(entry.loadedAtMillis(), now)) {
-                found[i] = entry.value();
+            Object entry = found[i];
+            if (entry != null && guard.isServable(CachedValue.loadedAtMillis(entry), now)) {
+                found[i] = CachedValue.valueOf(entry);
             } else {
                 if (missing == null) {
                     missing = new LinkedHashSet<>();
@@ -711,11 +765,11 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
      * To the key's other pending samples it is no invalidation that arrived (that would explain their difference):
      * they find {@code entry} proven stale.
      */
-    void evictProvenStale(K key, CachedValue<V> entry) {
+    void evictProvenStale(K key, Object entry) {
         evict(key, Objects.requireNonNull(entry));
     }
 
-    private void evict(K key, CachedValue<V> provenStale) {
+    private void evict(K key, Object provenStale) {
         // Sequence mark, generation, then removal: see the class comment and InvalidationSequence.
         sequenceMarks.markKey(InvalidationGenerations.stripe(key));
         generations.invalidateKey(key);
@@ -788,14 +842,17 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         return generations.unchanged((int) taken[0], taken[1], taken[2]);
     }
 
-    /** The entry of {@code key} as stored, servable or not, without counting a hit or miss. */
-    CachedValue<V> entryOf(K key) {
+    /**
+     * The entry of {@code key} as stored (a value or a {@link CachedValue}), servable or not, without counting a hit
+     * or miss.
+     */
+    Object entryOf(K key) {
         return entries.get(key);
     }
 
-    /** Whether the staleness guard lets {@code entry} be served now. */
-    boolean servableNow(CachedValue<V> entry) {
-        return guard.isServable(entry.loadedAtMillis());
+    /** Whether the staleness guard lets {@code entry} (as {@link #entryOf} returns it) be served now. */
+    boolean servableNow(Object entry) {
+        return guard.isServable(CachedValue.loadedAtMillis(entry));
     }
 
     /** Test hook: {@code hook} runs inside the compute that stores a loaded value, after its generation check. */
@@ -821,7 +878,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     }
 
     @Override
-    public Cache<K, CachedValue<V>> caffeine() {
+    public Cache<K, Object> caffeine() {
         return cache;
     }
 

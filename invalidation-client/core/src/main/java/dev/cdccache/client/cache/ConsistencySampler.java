@@ -192,16 +192,16 @@ public final class ConsistencySampler implements AutoCloseable {
     }
 
     /** Hands a drawn hit to the sampler's thread, unless the per-second cap or the pending limit says no. */
-    <K, V> void offer(CaffeineInvalidatingCache<K, V> cache, K key, CachedValue<V> entry,
+    <K, V> void offer(CaffeineInvalidatingCache<K, V> cache, K key, Object entry,
             Function<? super K, ? extends V> loader) {
         offer(cache, key, entry, loader, null);
     }
 
     /**
-     * {@link #offer(CaffeineInvalidatingCache, Object, CachedValue, Function)} with the key's invalidation
+     * {@link #offer(CaffeineInvalidatingCache, Object, Object, Function)} with the key's invalidation
      * generations taken at the hit ({@code null}: now), for a hit handed over after its caller built the loader.
      */
-    <K, V> void offer(CaffeineInvalidatingCache<K, V> cache, K key, CachedValue<V> entry,
+    <K, V> void offer(CaffeineInvalidatingCache<K, V> cache, K key, Object entry,
             Function<? super K, ? extends V> loader, long[] generationsAtHit) {
         if (!admit()) {
             return;
@@ -279,7 +279,7 @@ public final class ConsistencySampler implements AutoCloseable {
             finish(probe, Outcome.INCONCLUSIVE);
             return;
         }
-        if (settings.sameValue().test(probe.entry.value(), reread)) {
+        if (settings.sameValue().test(CachedValue.valueOf(probe.entry), reread)) {
             finish(probe, Outcome.CONSISTENT);
             return;
         }
@@ -295,8 +295,10 @@ public final class ConsistencySampler implements AutoCloseable {
 
     private <K, V> void recheck(Probe<K, V> probe) {
         CaffeineInvalidatingCache<K, V> cache = probe.cache;
-        CachedValue<V> now = cache.entryOf(probe.key);
-        if (now != probe.entry) {
+        Object now = cache.entryOf(probe.key);
+        // A value stored as is may be the same instance again after an invalidation and a reload: the invalidation
+        // counts as one that took the sampled entry out.
+        if (now != probe.entry || probe.watch.invalidations.get() > probe.watchedFrom) {
             if (cache.cacheInvalidatedSince(probe.generations) || probe.watch.invalidations.get() > probe.watchedFrom
                     || !Arrays.equals(probe.generations, probe.generationsAtWatch)) {
                 // An invalidation of this key, or of the whole cache, took it out; or one of its stripe in the
@@ -323,18 +325,20 @@ public final class ConsistencySampler implements AutoCloseable {
             finish(probe, Outcome.INCONCLUSIVE);
             return;
         }
-        if (settings.sameValue().test(now.value(), reread)) {
+        if (settings.sameValue().test(CachedValue.valueOf(now), reread)) {
             finish(probe, Outcome.CONSISTENT); // the database went back to the cached value
             return;
         }
-        long age = clock.getAsLong() - now.loadedAtMillis();
+        long loadedAt = CachedValue.loadedAtMillis(now);
+        String age = loadedAt == CachedValue.UNKNOWN_LOAD ? "of an unrecorded age (stored while the client was fresh)"
+                : (clock.getAsLong() - loadedAt) + " ms old";
         // Proven stale and no event will come for it: evict the key as an event would (its generation moves, so a
         // load of the old value still in flight cannot be stored), rather than serve it until it expires.
         cache.evictProvenStale(probe.key, now);
         long heldBack = warnThrottle.admit(cache.name());
         if (heldBack != LogThrottle.HELD_BACK) {
             LOG.warn("Cache '{}' served a stale value for key {}: the database differs and no invalidation arrived "
-                    + "within the {} ms bound; the entry is {} ms old and was evicted ({} more stale samples of this"
+                    + "within the {} ms bound; the entry is {} and was evicted ({} more stale samples of this"
                     + " cache not logged). Other keys may be stale the same way: check that the connector captures"
                     + " the table, the cache's key mapping, and writes the binlog does not hold (sql_log_bin=0,"
                     + " statement-based sessions, another server's writes).",
@@ -377,7 +381,7 @@ public final class ConsistencySampler implements AutoCloseable {
      * A drawn hit: what was served, how to re-read it, the invalidation generations when it was served and when its
      * key's watch began, and the watch's count then.
      */
-    private record Probe<K, V>(CaffeineInvalidatingCache<K, V> cache, K key, CachedValue<V> entry,
+    private record Probe<K, V>(CaffeineInvalidatingCache<K, V> cache, K key, Object entry,
             Function<? super K, ? extends V> loader, long[] generations, CaffeineInvalidatingCache.KeyWatch watch,
             long watchedFrom, long[] generationsAtWatch, AtomicBoolean finished) {
     }

@@ -87,8 +87,13 @@ public final class KeyNormalizingCache<K, V> implements InvalidatingCache<K, V> 
     }
 
     @Override
-    public SampledHit<K, V> drawSample(K key, CachedValue<V> entry) {
-        return cache.drawSample(normalize(key), entry);
+    public V getOrDefault(K key, V ifMissing) {
+        return cache.getOrDefault(normalize(key), ifMissing);
+    }
+
+    @Override
+    public SampledHit<K, V> drawSample(K key, V served) {
+        return cache.drawSample(normalize(key), served);
     }
 
     @Override
@@ -133,7 +138,7 @@ public final class KeyNormalizingCache<K, V> implements InvalidatingCache<K, V> 
 
     /** The underlying Caffeine cache; its keys are the normalised ones. */
     @Override
-    public Cache<K, CachedValue<V>> caffeine() {
+    public Cache<K, Object> caffeine() {
         return cache.caffeine();
     }
 

@@ -23,11 +23,12 @@ public final class SampledHit<K, V> {
     private final ConsistencySampler sampler;
     private final CaffeineInvalidatingCache<K, V> cache;
     private final K key;
-    private final CachedValue<V> entry;
+    /** The entry that served the hit, as stored (a value or a {@link CachedValue}): compared by identity. */
+    private final Object entry;
     private final long[] generations;
     private boolean handedOver;
 
-    SampledHit(ConsistencySampler sampler, CaffeineInvalidatingCache<K, V> cache, K key, CachedValue<V> entry) {
+    SampledHit(ConsistencySampler sampler, CaffeineInvalidatingCache<K, V> cache, K key, Object entry) {
         this.sampler = sampler;
         this.cache = cache;
         this.key = key;
@@ -41,14 +42,14 @@ public final class SampledHit<K, V> {
         return key;
     }
 
-    /** The entry the hit served. */
-    public CachedValue<V> entry() {
-        return entry;
+    /** The value the hit served. */
+    public V value() {
+        return CachedValue.valueOf(entry);
     }
 
     /**
      * Hands this hit to the sampler's thread, which reads the key again through {@code loader} (with {@link #key()})
-     * and compares the result with {@link #entry()}'s value. Never blocks: the hit is dropped when the sampler's
+     * and compares the result with {@link #value()}. Never blocks: the hit is dropped when the sampler's
      * per-second cap is reached or too many samples are pending, or when called a second time.
      */
     public void reread(Function<? super K, ? extends V> loader) {

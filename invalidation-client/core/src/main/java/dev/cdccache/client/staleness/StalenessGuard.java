@@ -124,8 +124,25 @@ public final class StalenessGuard {
         if (policy == StalenessPolicy.SERVE_STALE) {
             return true;
         }
-        // UNKNOWN is Long.MIN_VALUE, so without a watermark the entry's own load time counts.
-        return nowMillis - Math.max(loadedAtMillis, watermark) <= maxStalenessMillis;
+        // UNKNOWN is Long.MIN_VALUE, so without a watermark the entry's own load time counts; an entry stored without
+        // its load time (CachedValue.UNKNOWN_LOAD, also MIN_VALUE) counts only with a watermark.
+        long confirmed = Math.max(loadedAtMillis, watermark);
+        return confirmed != UNKNOWN && nowMillis - confirmed <= maxStalenessMillis;
+    }
+
+    /**
+     * Whether an entry loaded at {@code nowMillis} should keep its load time: the client is not proven fresh, or its
+     * watermark is older than half the bound. An entry stored without one is served only while every entry is
+     * servable ({@link #isServable} of {@code Long.MIN_VALUE}), so it turns into a miss as soon as the client lags;
+     * one that keeps it stays servable within the bound, as with a time-to-live.
+     */
+    public boolean lagging(long nowMillis) {
+        if (policy == StalenessPolicy.SERVE_STALE) {
+            return false;
+        }
+        long w = watermark;
+        return w == UNKNOWN || nowMillis - w > maxStalenessMillis / 2
+                || precomputed && oldestServableLoad != Long.MIN_VALUE;
     }
 
     /**

@@ -211,9 +211,9 @@ class ConsistencySamplerTest {
     @Test
     void aHitOfLookupHandedOverWithItsLoaderLaterIsClassifiedLikeAHitOfGet() throws Exception {
         CaffeineInvalidatingCache<Long, String> cache = deliberatelyStale(1);
-        CachedValue<String> entry = cache.lookup(1L);
+        String served = cache.getOrDefault(1L, null);
 
-        SampledHit<Long, String> hit = cache.drawSample(1L, entry);
+        SampledHit<Long, String> hit = cache.drawSample(1L, served);
         assertThat(hit).as("drawn at one-in 1").isNotNull();
         assertThat(outcomes).as("nothing before the hand-over").isEmpty();
         hit.reread(loader);
@@ -227,8 +227,8 @@ class ConsistencySamplerTest {
         CaffeineInvalidatingCache<Long, String> cache = sampledCache(1, 100);
         database.put(1L, "v1");
         cache.get(1L, loader); // miss: loaded, not sampled
-        CachedValue<String> entry = cache.lookup(1L);
-        SampledHit<Long, String> hit = cache.drawSample(1L, entry);
+        String served = cache.getOrDefault(1L, null);
+        SampledHit<Long, String> hit = cache.drawSample(1L, served);
         database.put(1L, "v2");
         cache.invalidate(1L); // before the caller hands the hit over: the generations were taken at the hit
 
@@ -243,7 +243,7 @@ class ConsistencySamplerTest {
         CaffeineInvalidatingCache<Long, String> cache = cache(null);
         cache.put(1L, "cached");
 
-        assertThat(cache.drawSample(1L, cache.lookup(1L))).isNull();
+        assertThat(cache.drawSample(1L, cache.getIfPresent(1L))).isNull();
     }
 
     @Test

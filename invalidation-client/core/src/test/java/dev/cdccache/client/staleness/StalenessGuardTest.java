@@ -37,6 +37,18 @@ class StalenessGuardTest {
     }
 
     @Test
+    void anEntryWithoutItsLoadTimeIsServedOnlyUnderAWatermarkWithinTheBound() {
+        guard.markReady();
+        long unknown = dev.cdccache.client.cache.CachedValue.UNKNOWN_LOAD;
+        assertThat(guard.isServable(unknown)).as("no watermark yet").isFalse();
+        assertThat(guard.isServable(unknown, clock.get())).isFalse();
+        confirmedWithHeartbeatAged(0);
+        assertThat(guard.isServable(unknown)).isTrue();
+        advance(5_001);
+        assertThat(guard.isServable(unknown)).isFalse();
+    }
+
+    @Test
     void theBoundHoldsAtEveryHitWithoutAnyBackgroundRefresh() {
         // Regression (consistency verifier, long runs): a threshold precomputed by a timer thread was served
         // from after that thread fell behind, so entries 3,001-3,286 ms old passed a 3,000 ms bound.

@@ -1,7 +1,6 @@
 package dev.cdccache.client.hibernate;
 
 import dev.cdccache.client.InvalidatingCache;
-import dev.cdccache.client.cache.CachedValue;
 import dev.cdccache.client.cache.LoadStamp;
 import java.util.function.UnaryOperator;
 import org.hibernate.cache.spi.access.SoftLock;
@@ -24,6 +23,9 @@ import org.hibernate.engine.spi.SharedSessionContractImplementor;
  * <p>Until the client exists (while the session factory is being built) nothing is stored.
  */
 final class RoleStorage implements DomainDataStorageAccess {
+
+    /** What {@code getOrDefault} returns on a miss; never a cached value. */
+    private static final Object MISSING = new Object();
 
     private final String name;
     private final String regionName;
@@ -61,8 +63,7 @@ final class RoleStorage implements DomainDataStorageAccess {
         if (k == null) {
             return null;
         }
-        CachedValue<Object> entry = c.lookup(k);
-        return entry == null ? null : entry.value();
+        return c.getIfPresent(k); // a cached absence is no entry to Hibernate either
     }
 
     @Override
@@ -93,7 +94,7 @@ final class RoleStorage implements DomainDataStorageAccess {
     public boolean contains(Object key) {
         InvalidatingCache<Object, Object> c = cache;
         Object k = c == null ? null : keys.apply(key);
-        return k != null && c.lookup(k) != null;
+        return k != null && c.getOrDefault(k, MISSING) != MISSING;
     }
 
     @Override

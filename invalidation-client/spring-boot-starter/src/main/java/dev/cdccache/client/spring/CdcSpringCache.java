@@ -1,7 +1,6 @@
 package dev.cdccache.client.spring;
 
 import dev.cdccache.client.InvalidatingCache;
-import dev.cdccache.client.cache.CachedValue;
 import dev.cdccache.client.cache.LoadStamp;
 import dev.cdccache.client.cache.SampledHit;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -65,6 +64,8 @@ final class CdcSpringCache implements Cache {
 
     /** Marks a key missed twice before its put: the put cannot be matched to its read. */
     private static final LoadStamp<Object> AMBIGUOUS = null;
+    /** What {@code getOrDefault} returns on a miss; never a cached value. */
+    private static final Object MISSING = new Object();
 
     private final Shared shared;
     private final InvalidatingCache<Object, Object> cache;
@@ -99,14 +100,14 @@ final class CdcSpringCache implements Cache {
 
     @Override
     public ValueWrapper get(Object key) {
-        CachedValue<Object> entry = cache.lookup(key);
-        if (entry != null) {
-            SampledHit<Object, Object> sample = cache.drawSample(key, entry);
+        Object value = cache.getOrDefault(key, MISSING);
+        if (value != MISSING) {
+            SampledHit<Object, Object> sample = cache.drawSample(key, value);
             if (sample != null) {
                 // Drawn (1 hit in sampling.one-in): re-read by calling the @Cacheable method again, if one is running.
-                CacheableInvocations.drawn(sample, entry.value());
+                CacheableInvocations.drawn(sample, value);
             }
-            return new SimpleValueWrapper(entry.value());
+            return new SimpleValueWrapper(value);
         }
         missed(key);
         return null;
@@ -140,12 +141,11 @@ final class CdcSpringCache implements Cache {
     @Override
     @SuppressWarnings("unchecked")
     public <T> T get(Object key, Class<T> type) {
-        CachedValue<Object> entry = cache.lookup(key);
-        if (entry == null) {
+        Object value = cache.getOrDefault(key, MISSING);
+        if (value == MISSING) {
             missed(key);
             return null;
         }
-        Object value = entry.value();
         if (value != null && type != null && !type.isInstance(value)) {
             throw new IllegalStateException("Cached value is not of required type [" + type.getName() + "]: " + value);
         }
@@ -197,9 +197,9 @@ final class CdcSpringCache implements Cache {
 
     @Override
     public ValueWrapper putIfAbsent(Object key, Object value) {
-        CachedValue<Object> entry = cache.lookup(key);
-        if (entry != null) {
-            return new SimpleValueWrapper(entry.value());
+        Object cached = cache.getOrDefault(key, MISSING);
+        if (cached != MISSING) {
+            return new SimpleValueWrapper(cached);
         }
         put(key, value);
         return null;

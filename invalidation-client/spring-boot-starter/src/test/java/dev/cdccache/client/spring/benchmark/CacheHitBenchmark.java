@@ -6,6 +6,7 @@ import dev.cdccache.client.InvalidatingCache;
 import dev.cdccache.client.InvalidationClient;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
+import dev.cdccache.client.cache.CachedValue;
 import dev.cdccache.client.position.CommitPosition;
 import dev.cdccache.client.position.ReadYourWrites;
 import dev.cdccache.client.spring.CdcCacheManager;
@@ -128,6 +129,10 @@ public class CacheHitBenchmark {
         flooredClient.readYourWrites().raiseFloor(WRITTEN);
         if (invalidatingCache.estimatedSize() < KEYS / 2) {
             throw new IllegalStateException("values were not cached");
+        }
+        if (invalidatingCache.caffeine().asMap().get(keys[0]) instanceof CachedValue<?>) {
+            // A fresh client stores loads as they are; a wrapper here means the fill ran while it lagged.
+            throw new IllegalStateException("entries were stored with their load time: the client was not fresh");
         }
     }
 

@@ -305,16 +305,18 @@ public final class Reader implements Runnable {
 
     private void checkServedEntry(InvalidationClient client, InvalidatingCache<Long, Item> cache, long id) {
         // Conservative on both ends, so a reader thread descheduled around the lookup cannot fake a violation:
-        // the entry was served no earlier than lookupStart, and the status taken after the lookup has a
-        // watermark at least as recent as the one the lookup saw (it only grows).
+        // the entry was served no earlier than lookupStart, and the cache's status taken after the lookup has a
+        // watermark at least as recent as the one the lookup saw (it only grows). The cache's own watermark, not the
+        // client's: an entry stored without its load time (CachedValue.UNKNOWN_LOAD) is served on it alone.
         long lookupStart = System.currentTimeMillis();
         CachedValue<Item> entry = cache.lookup(id);
         if (entry == null) {
             return;
         }
-        StalenessStatus status = client.status();
+        StalenessStatus status = client.cacheStatus(Caches.BY_ID);
         long confirmedAt = Math.max(entry.loadedAtMillis(), status.watermarkMillis());
-        long age = lookupStart - confirmedAt;
+        // Neither a load time nor a watermark: nothing confirmed the entry it served.
+        long age = confirmedAt == Long.MIN_VALUE ? Long.MAX_VALUE : lookupStart - confirmedAt;
         statistics.recordEntryCheck(age, maxStalenessMillis, () -> instance.name() + " served entry itemById " + id
                 + " = " + entry.value() + " loaded at epoch ms " + entry.loadedAtMillis() + " in a lookup started at "
                 + lookupStart + " (" + time.apply(clock.now()) + "), watermark " + status.watermarkMillis()

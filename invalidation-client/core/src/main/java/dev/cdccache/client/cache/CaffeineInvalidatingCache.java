@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Function;
 
 /**
@@ -94,10 +95,10 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     /** {@code cache.asMap()}: its reads record no statistics, so the lookups here record them in {@link #stats}. */
     private final ConcurrentMap<K, Object> entries;
     /**
-     * The latest load start of the values stored as is: an upper bound of the load time of each. A store never
-     * replaces an entry whose read started later than its own (see {@link #readLater}).
+     * Per invalidation stripe, the latest load start of the values stored as is: an upper bound of the load time of
+     * each. A store never replaces an entry whose read started later than its own (see {@link #store}).
      */
-    private final AtomicLong latestUnstampedLoad = new AtomicLong(CachedValue.UNKNOWN_LOAD);
+    private final AtomicLongArray latestUnstampedLoads = newUnstampedLoads();
     /** The counter behind {@code cache.stats()}. */
     private final StatsCounter stats = new ConcurrentStatsCounter();
     private final ConcurrentMap<K, CompletableFuture<V>> inFlight = new ConcurrentHashMap<>();
@@ -457,12 +458,20 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             if (!generations.unchanged(stripe, keyGeneration, cacheGeneration)) {
                 return current;
             }
-            // Never replace a value whose read started later than ours.
-            if (current != null && readLater(current, startedAt)) {
-                return current;
+            if (current != null) {
+                long currentLoad = CachedValue.loadedAtMillis(current);
+                if (currentLoad != CachedValue.UNKNOWN_LOAD) {
+                    if (currentLoad > startedAt) {
+                        return current; // never replace a value whose read started later than ours
+                    }
+                } else if (latestUnstampedLoads.get(stripe) > startedAt) {
+                    // Stored as is: its read may have started later than ours, or not (a stripe-mate's may have).
+                    // Neither value is shown to be the later one: keep neither, the next read loads the row again.
+                    return null;
+                }
             }
             if (!stamped) {
-                latestUnstampedLoad.accumulateAndGet(startedAt, Math::max); // before the value can be read
+                latestUnstampedLoads.accumulateAndGet(stripe, startedAt, Math::max); // before the value is readable
             }
             stored[0] = true;
             storeHook.run();
@@ -474,7 +483,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         // Its generation moved before its clear() began; seeing it unchanged here means the clear() starts after
         // the compute finished and removes the entry itself.
         if (stored[0] && !generations.unchanged(stripe, keyGeneration, cacheGeneration)) {
-            entries.remove(key, fresh);
+            // By identity: remove(key, value) would compare with the application's equals.
+            entries.computeIfPresent(key, (k, current) -> current == fresh ? null : current);
             stored[0] = false;
         }
         if (!stored[0] && !generations.unchanged(stripe, keyGeneration, cacheGeneration)) {
@@ -483,13 +493,12 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         return stored[0];
     }
 
-    /**
-     * Whether the read behind {@code entry} may have started later than {@code startedAt}: for a value stored
-     * without its load time, whether any such store's read did.
-     */
-    private boolean readLater(Object entry, long startedAt) {
-        long loadedAt = CachedValue.loadedAtMillis(entry);
-        return (loadedAt == CachedValue.UNKNOWN_LOAD ? latestUnstampedLoad.get() : loadedAt) > startedAt;
+    private static AtomicLongArray newUnstampedLoads() {
+        AtomicLongArray loads = new AtomicLongArray(InvalidationGenerations.STRIPES);
+        for (int i = 0; i < InvalidationGenerations.STRIPES; i++) {
+            loads.set(i, CachedValue.UNKNOWN_LOAD);
+        }
+        return loads;
     }
 
     @Override

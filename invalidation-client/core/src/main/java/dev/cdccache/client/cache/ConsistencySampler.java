@@ -296,11 +296,10 @@ public final class ConsistencySampler implements AutoCloseable {
     private <K, V> void recheck(Probe<K, V> probe) {
         CaffeineInvalidatingCache<K, V> cache = probe.cache;
         Object now = cache.entryOf(probe.key);
-        // A value stored as is may be the same instance again after an invalidation and a reload: the invalidation
-        // counts as one that took the sampled entry out.
-        if (now != probe.entry || probe.watch.invalidations.get() > probe.watchedFrom) {
-            if (cache.cacheInvalidatedSince(probe.generations) || probe.watch.invalidations.get() > probe.watchedFrom
-                    || !Arrays.equals(probe.generations, probe.generationsAtWatch)) {
+        // A value stored as is (no CachedValue) may be the same instance again after an invalidation and a reload
+        // (an enum, a shared constant): then an invalidation since the hit counts as one that took it out.
+        if (now != probe.entry || !(now instanceof CachedValue<?>) && invalidatedSince(probe)) {
+            if (invalidatedSince(probe)) {
                 // An invalidation of this key, or of the whole cache, took it out; or one of its stripe in the
                 // microseconds between the hit and the hand-over, taken as this key's. (A stripe generation that
                 // moved later may be a stripe-mate's: with the entry gone by size or expiry that says nothing.)
@@ -345,6 +344,16 @@ public final class ConsistencySampler implements AutoCloseable {
                     cache.name(), probe.key, settings.bound().toMillis(), age, heldBack);
         }
         finish(probe, Outcome.STALE);
+    }
+
+    /**
+     * Whether an invalidation of the probe's key, or of the whole cache, was applied since its hit; or one of its
+     * stripe in the microseconds between the hit and the hand-over, taken as this key's.
+     */
+    private static boolean invalidatedSince(Probe<?, ?> probe) {
+        return probe.cache.cacheInvalidatedSince(probe.generations)
+                || probe.watch.invalidations.get() > probe.watchedFrom
+                || !Arrays.equals(probe.generations, probe.generationsAtWatch);
     }
 
     private void finish(Probe<?, ?> probe, Outcome outcome) {

@@ -93,6 +93,27 @@ class ConsistencySamplerTest {
     }
 
     @Test
+    void theSameInstanceStoredAgainAfterAnEvictAllCountsAsTakenOutNotStale() throws Exception {
+        CaffeineInvalidatingCache<Long, String> cache = sampledCache(1, 100);
+        String on = "ON"; // one shared instance, as a loader of enums or Booleans returns
+        database.put(1L, on);
+        cache.get(1L, loader); // miss: "ON" stored as is
+        database.put(1L, "OFF"); // a change committed, its event on its way
+        assertThat(cache.get(1L, loader)).isEqualTo("ON"); // a hit, sampled: the first re-read finds "OFF"
+        Thread.sleep(BOUND.toMillis() / 2);
+        cache.invalidateAll(); // the change arrives as an evict-all
+        database.put(1L, on); // changed back, and that change applied too
+        cache.invalidateAll();
+        assertThat(cache.get(1L, loader)).isSameAs(on); // the same instance stored again
+        database.put(1L, "OFF"); // a third change, within its bound at the recheck
+
+        assertThat(decided.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(outcomes).as("an invalidation took the sampled entry out; the instance came back by a reload")
+                .containsExactly(Outcome.CONSISTENT);
+        assertThat(cache.caffeine().asMap().get(1L)).as("not evicted as stale").isSameAs(on);
+    }
+
+    @Test
     void theSamplersOwnEvictionOfAStaleEntryDoesNotMakeAnotherSampleOfItConsistent() throws Exception {
         CaffeineInvalidatingCache<Long, String> cache = deliberatelyStale(1);
         decided = new CountDownLatch(2);

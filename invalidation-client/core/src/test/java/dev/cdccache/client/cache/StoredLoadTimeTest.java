@@ -111,7 +111,7 @@ class StoredLoadTimeTest {
 
     @ParameterizedTest
     @EnumSource(StalenessCheck.class)
-    void aLoadThatStartedBeforeAValueStoredAsIsDoesNotReplaceIt(StalenessCheck check) {
+    void aLoadThatStartedBeforeAValueStoredAsIsNeverReplacesIt(StalenessCheck check) {
         StalenessGuard guard = guard(check);
         confirmedWithHeartbeatAged(guard, 0);
         CaffeineInvalidatingCache<Long, String> cache = cache(guard, 0);
@@ -121,10 +121,66 @@ class StoredLoadTimeTest {
 
         assertThat(cache.putLoaded(early, "earlier read")).isFalse();
 
-        assertThat(cache.getIfPresent(1L)).isEqualTo("later read");
+        // Without its load time the later read cannot be told from a stripe-mate's: it is dropped too, not kept.
+        assertThat(cache.getIfPresent(1L)).isNull();
+        assertThat(cache.get(1L, id -> "read again")).isEqualTo("read again");
         clock.addAndGet(10);
         assertThat(cache.putLoaded(cache.beginLoad(1L), "latest read")).as("a later read replaces it").isTrue();
         assertThat(cache.getIfPresent(1L)).isEqualTo("latest read");
+    }
+
+    @ParameterizedTest
+    @EnumSource(StalenessCheck.class)
+    void anEarlierStampReplacesAValueStoredAsIsWhenNoKeyOfItsStripeWasLoadedSince(StalenessCheck check) {
+        StalenessGuard guard = guard(check);
+        confirmedWithHeartbeatAged(guard, 0);
+        CaffeineInvalidatingCache<Long, String> cache = cache(guard, 0);
+        cache.get(1L, id -> "v1");
+        clock.addAndGet(10);
+        LoadStamp<Long> transactionBegin = cache.beginLoad(1L); // e.g. a put inside a transaction, stamped at its begin
+        clock.addAndGet(10);
+        long other = keyOfAnotherStripeThan(1L);
+        cache.get(other, id -> "another key, loaded later");
+
+        assertThat(cache.putLoaded(transactionBegin, "v2")).as("v1 was read before the stamp").isTrue();
+
+        assertThat(cache.getIfPresent(1L)).isEqualTo("v2");
+    }
+
+    @ParameterizedTest
+    @EnumSource(StalenessCheck.class)
+    void anEarlierStampOntoAValueStoredAsIsWhoseStripeHadALaterLoadKeepsNeither(StalenessCheck check) {
+        StalenessGuard guard = guard(check);
+        confirmedWithHeartbeatAged(guard, 0);
+        CaffeineInvalidatingCache<Long, String> cache = cache(guard, 0);
+        cache.get(1L, id -> "v1");
+        clock.addAndGet(10);
+        LoadStamp<Long> early = cache.beginLoad(1L);
+        clock.addAndGet(10);
+        long mate = keyOfTheSameStripeAs(1L);
+        cache.get(mate, id -> "a stripe-mate, loaded later");
+
+        assertThat(cache.putLoaded(early, "v2")).isFalse();
+
+        // Which of v1 and v2 was read later is not known: neither is served, the next read loads the row.
+        assertThat(cache.getIfPresent(1L)).isNull();
+        assertThat(cache.getIfPresent(mate)).isEqualTo("a stripe-mate, loaded later");
+    }
+
+    private static long keyOfAnotherStripeThan(long key) {
+        long other = key + 1;
+        while (InvalidationGenerations.stripe(other) == InvalidationGenerations.stripe(key)) {
+            other++;
+        }
+        return other;
+    }
+
+    private static long keyOfTheSameStripeAs(long key) {
+        long mate = key + 1;
+        while (InvalidationGenerations.stripe(mate) != InvalidationGenerations.stripe(key)) {
+            mate++;
+        }
+        return mate;
     }
 
     @ParameterizedTest

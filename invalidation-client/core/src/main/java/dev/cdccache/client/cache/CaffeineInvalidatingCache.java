@@ -95,10 +95,11 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
     /** {@code cache.asMap()}: its reads record no statistics, so the lookups here record them in {@link #stats}. */
     private final ConcurrentMap<K, Object> entries;
     /**
-     * Per invalidation stripe, the latest load start of the values stored as is: an upper bound of the load time of
-     * each. A store never replaces an entry whose read started later than its own (see {@link #store}).
+     * Per invalidation stripe, the latest load start of the values stored as is (0 before the first): an upper bound
+     * of the load time of each. A store never replaces an entry whose read started later than its own (see
+     * {@link #store}).
      */
-    private final AtomicLongArray latestUnstampedLoads = newUnstampedLoads();
+    private final AtomicLongArray latestUnstampedLoads = new AtomicLongArray(InvalidationGenerations.STRIPES);
     /** The counter behind {@code cache.stats()}. */
     private final StatsCounter stats = new ConcurrentStatsCounter();
     private final ConcurrentMap<K, CompletableFuture<V>> inFlight = new ConcurrentHashMap<>();
@@ -359,7 +360,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         guard.tickIfLate(startedAt);
         long replicaMark = ReplicaReads.mark();
         V value = loader.apply(key);
-        store(key, value, stripe, keyGeneration, cacheGeneration, startedAt, replicaMark);
+        store(key, value, stripe, keyGeneration, cacheGeneration, startedAt, replicaMark, false);
         return value;
     }
 
@@ -433,9 +434,11 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
      * Stores the value if no invalidation of its key or of the cache was applied since the generations were
      * read. The re-check runs inside {@code compute}, which is serialized with the removal an invalidation
      * performs after incrementing the generation.
+     *
+     * @param keepLoadTime store it in a {@link CachedValue} with {@code startedAt} even while the client is fresh
      */
     private boolean store(K key, V value, int stripe, long keyGeneration, long cacheGeneration, long startedAt,
-            long replicaMark) {
+            long replicaMark, boolean keepLoadTime) {
         if (value == null && !cacheNulls || ConsistencySampler.onRereadThread()) {
             return false; // a sample's re-read stores nothing: see ConsistencySampler#onRereadThread
         }
@@ -450,7 +453,7 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         }
         // Without its load time only while it makes no difference (see the class comment); a value that is itself a
         // CachedValue is wrapped so that it is not taken for one.
-        boolean stamped = value == null || value instanceof CachedValue<?> || refreshAfterMillis > 0
+        boolean stamped = keepLoadTime || value == null || value instanceof CachedValue<?> || refreshAfterMillis > 0
                 || guard.lagging(guard.now());
         Object fresh = stamped ? new CachedValue<>(value, startedAt) : value;
         boolean[] stored = new boolean[1];
@@ -491,14 +494,6 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             loadListener.discarded(name);
         }
         return stored[0];
-    }
-
-    private static AtomicLongArray newUnstampedLoads() {
-        AtomicLongArray loads = new AtomicLongArray(InvalidationGenerations.STRIPES);
-        for (int i = 0; i < InvalidationGenerations.STRIPES; i++) {
-            loads.set(i, CachedValue.UNKNOWN_LOAD);
-        }
-        return loads;
     }
 
     @Override
@@ -625,7 +620,8 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
         }
         i = 0;
         for (K key : missing) {
-            store(key, loaded.get(key), stripes[i], keyGenerations[i], cacheGeneration, startedAt, replicaMark);
+            store(key, loaded.get(key), stripes[i], keyGenerations[i], cacheGeneration, startedAt, replicaMark,
+                    false);
             i++;
         }
         return loaded;
@@ -750,13 +746,17 @@ public final class CaffeineInvalidatingCache<K, V> implements InvalidatingCache<
             tx.keep(this, tx.stampForPut(this, key), value);
             return false;
         }
-        return storeCommitted(stampNow(key), value);
+        // With its time: a put often marks something (a Hibernate soft lock, a value just written) that an earlier
+        // load must not replace, and without it the earlier load could only drop both.
+        LoadStamp<K> stamp = stampNow(key);
+        return store(stamp.key(), value, stamp.stripe(), stamp.keyGeneration(), stamp.cacheGeneration(),
+                stamp.startedAtMillis(), stamp.replicaMark(), true);
     }
 
     /** Stores a value whose read is known to be committed (outside a transaction, or after its commit). */
     boolean storeCommitted(LoadStamp<K> stamp, V value) {
         return store(stamp.key(), value, stamp.stripe(), stamp.keyGeneration(), stamp.cacheGeneration(),
-                stamp.startedAtMillis(), stamp.replicaMark());
+                stamp.startedAtMillis(), stamp.replicaMark(), false);
     }
 
     /** A value a transaction kept aside was dropped. */

@@ -167,6 +167,21 @@ class StoredLoadTimeTest {
         assertThat(cache.getIfPresent(mate)).isEqualTo("a stripe-mate, loaded later");
     }
 
+    @ParameterizedTest
+    @EnumSource(StalenessCheck.class)
+    void aPutKeepsItsTimeSoAnEarlierLoadNeitherReplacesNorRemovesIt(StalenessCheck check) {
+        StalenessGuard guard = guard(check);
+        confirmedWithHeartbeatAged(guard, 0);
+        CaffeineInvalidatingCache<Long, String> cache = cache(guard, 0);
+        LoadStamp<Long> sessionOpened = cache.beginLoad(1L); // e.g. a Hibernate session's caching timestamp
+        clock.addAndGet(10);
+        assertThat(cache.put(1L, "lock")).isTrue(); // e.g. a READ_WRITE soft lock before an update
+
+        assertThat(cache.caffeine().asMap().get(1L)).isInstanceOf(CachedValue.class);
+        assertThat(cache.putLoaded(sessionOpened, "row as read before the lock")).isFalse();
+        assertThat(cache.getIfPresent(1L)).as("the lock stays").isEqualTo("lock");
+    }
+
     private static long keyOfAnotherStripeThan(long key) {
         long other = key + 1;
         while (InvalidationGenerations.stripe(other) == InvalidationGenerations.stripe(key)) {

@@ -12,6 +12,7 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.util.List;
+import java.util.Objects;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -48,10 +49,14 @@ final class CompactCoupon implements CouponView, PreEncodedJson {
     /** Longest {@link #own} the char offsets can address. */
     static final int MAX_OWN_LENGTH = Character.MAX_VALUE;
 
-    private final long id;
+    /**
+     * Boxed: the instance that keys this coupon in the {@code coupons} cache (see {@link CompactCouponEncoder}), shared
+     * with the other caches keyed by coupon id through {@link #boxedId()}, so it costs no box of its own; and a
+     * reference is 4 bytes narrower than a {@code long}.
+     */
+    private final Long id;
     private final long placeId;
     private final int issueLimit;
-    private final int jsonLength;
     private final JsonFragment<DiscountType> discountType;
     private final JsonFragment<BigDecimal> discountValue;
     private final JsonFragment<BigDecimal> minimumPrice;
@@ -61,15 +66,16 @@ final class CompactCoupon implements CouponView, PreEncodedJson {
     private final JsonFragment<List<CouponAttribute>> attributes;
     /** The encoded id, code, place id, name, issue limit and updatedAt, one after the other. */
     private final byte[] own;
-    // Where each of the first five values in own ends (the last one ends with the array). Chars: 2 bytes each,
-    // and the object's size stays within the same 8-byte alignment as with none.
+    // Where each of the first five values in own ends (the last one ends with the array). Chars: 2 bytes each. The
+    // object is 72 bytes: 12 header, a long, an int, 9 references of 4 bytes, 5 chars, 2 padding; one field more of
+    // 4 bytes or wider (a long id, a kept jsonLength) would take it to 80.
     private final char idEnd;
     private final char codeEnd;
     private final char placeIdEnd;
     private final char nameEnd;
     private final char issueLimitEnd;
 
-    CompactCoupon(long id, long placeId, int issueLimit, JsonFragment<DiscountType> discountType,
+    CompactCoupon(Long id, long placeId, int issueLimit, JsonFragment<DiscountType> discountType,
             JsonFragment<BigDecimal> discountValue, JsonFragment<BigDecimal> minimumPrice,
             JsonFragment<LocalDate> validFrom, JsonFragment<LocalDate> validUntil, JsonFragment<CouponStatus> status,
             JsonFragment<List<CouponAttribute>> attributes, byte[] own, int[] ownEnds) {
@@ -77,7 +83,7 @@ final class CompactCoupon implements CouponView, PreEncodedJson {
             throw new IllegalArgumentException("own values of coupon " + id + ": " + own.length + " bytes, "
                     + ownEnds.length + " ends");
         }
-        this.id = id;
+        this.id = Objects.requireNonNull(id, "id");
         this.placeId = placeId;
         this.issueLimit = issueLimit;
         this.discountType = discountType;
@@ -93,13 +99,16 @@ final class CompactCoupon implements CouponView, PreEncodedJson {
         this.placeIdEnd = (char) ownEnds[2];
         this.nameEnd = (char) ownEnds[3];
         this.issueLimitEnd = (char) ownEnds[4];
-        this.jsonLength = NAMES_LENGTH + own.length + discountType.json().length + discountValue.json().length
-                + minimumPrice.json().length + validFrom.json().length + validUntil.json().length
-                + status.json().length + attributes.json().length;
     }
 
     @Override
     public long id() {
+        return id;
+    }
+
+    /** The instance this coupon was encoded with: the key it was loaded under, when the cache stored it. */
+    @Override
+    public Long boxedId() {
         return id;
     }
 
@@ -167,9 +176,15 @@ final class CompactCoupon implements CouponView, PreEncodedJson {
         return attributes.value();
     }
 
+    /**
+     * Summed on each call rather than kept (a few reads of arrays the serialisation copies next anyway): a field would
+     * take the object past the next 8-byte boundary, 8 bytes more per cached coupon.
+     */
     @Override
     public int jsonLength() {
-        return jsonLength;
+        return NAMES_LENGTH + own.length + discountType.json().length + discountValue.json().length
+                + minimumPrice.json().length + validFrom.json().length + validUntil.json().length
+                + status.json().length + attributes.json().length;
     }
 
     @Override
@@ -214,7 +229,7 @@ final class CompactCoupon implements CouponView, PreEncodedJson {
 
     @Override
     public String toString() {
-        byte[] json = new byte[jsonLength];
+        byte[] json = new byte[jsonLength()];
         copyJson(json, 0);
         return "CompactCoupon" + new String(json, StandardCharsets.UTF_8);
     }

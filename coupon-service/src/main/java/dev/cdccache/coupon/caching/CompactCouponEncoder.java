@@ -6,6 +6,7 @@ import com.github.benmanes.caffeine.cache.Interner;
 import dev.cdccache.coupon.catalog.Coupon;
 import dev.cdccache.coupon.catalog.CouponAttribute;
 import java.io.ByteArrayOutputStream;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +36,17 @@ final class CompactCouponEncoder {
 
     /** The compact form of {@code coupon}. */
     CompactCoupon encode(Coupon coupon) {
+        return encode(coupon, coupon.id());
+    }
+
+    /**
+     * The compact form of {@code coupon}, holding {@code id} (equal to the coupon's id) as its boxed id: pass the
+     * instance the coupon is cached under, and the cache's key and the coupon share one box.
+     */
+    CompactCoupon encode(Coupon coupon, Long id) {
+        if (id != coupon.id()) {
+            throw new IllegalArgumentException("coupon " + coupon.id() + " encoded under id " + id);
+        }
         ByteArrayOutputStream own = new ByteArrayOutputStream(128);
         int[] ends = new int[5];
         ends[0] = append(own, coupon.id());
@@ -43,7 +55,7 @@ final class CompactCouponEncoder {
         ends[3] = append(own, coupon.name());
         ends[4] = append(own, coupon.issueLimit());
         append(own, coupon.updatedAt());
-        return new CompactCoupon(coupon.id(), coupon.placeId(), coupon.issueLimit(), shared(coupon.discountType()),
+        return new CompactCoupon(id, coupon.placeId(), coupon.issueLimit(), shared(coupon.discountType()),
                 shared(coupon.discountValue()), shared(coupon.minimumPrice()), shared(coupon.validFrom()),
                 shared(coupon.validUntil()), shared(coupon.status()), shared(canonical(coupon.attributes())),
                 own.toByteArray(), ends);
@@ -51,8 +63,22 @@ final class CompactCouponEncoder {
 
     /** The compact forms of {@code coupons}, under the same keys, in the same order. */
     Map<Long, CompactCoupon> encodeAll(Map<Long, Coupon> coupons) {
+        return encodeAll(coupons.keySet(), coupons);
+    }
+
+    /**
+     * The compact forms of those of {@code ids} that {@code coupons} has, in the order of {@code ids}, each keyed by
+     * and holding the instance of {@code ids} (see {@link #encode(Coupon, Long)}): a bulk loader passes the keys it
+     * was asked for, under which the cache stores the coupons.
+     */
+    Map<Long, CompactCoupon> encodeAll(Collection<? extends Long> ids, Map<Long, Coupon> coupons) {
         Map<Long, CompactCoupon> encoded = new LinkedHashMap<>();
-        coupons.forEach((id, coupon) -> encoded.put(id, encode(coupon)));
+        for (Long id : ids) {
+            Coupon coupon = coupons.get(id);
+            if (coupon != null) {
+                encoded.put(id, encode(coupon, id));
+            }
+        }
         return encoded;
     }
 

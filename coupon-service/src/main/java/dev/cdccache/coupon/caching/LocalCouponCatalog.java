@@ -1,6 +1,7 @@
 package dev.cdccache.coupon.caching;
 
 import dev.cdccache.client.InvalidatingCache;
+import dev.cdccache.client.cache.CachedValue;
 import dev.cdccache.client.spring.CdcCacheManager;
 import dev.cdccache.coupon.catalog.CouponCatalog;
 import dev.cdccache.coupon.catalog.CouponMetadataRepository;
@@ -24,6 +25,12 @@ import java.util.Optional;
  * </ul>
  * "No such row" is cached too (the client's {@code cache-nulls}): the insert that creates the row evicts
  * it like any other change.
+ *
+ * <p>Ids are boxed once per coupon where the order of loads allows: a loaded coupon holds the {@code Long} it is
+ * cached under ({@link CompactCoupon#boxedId()}, which the progress counts are then keyed by), a code's id is the
+ * cached coupon's instance when there is one, a coupon found by its code is cached under the code's instance, and
+ * a place's list holds primitives ({@link CompactIdList}). Only the instances are shared, never a value: each cache
+ * still holds what its own load read.
  */
 class LocalCouponCatalog implements CouponCatalog {
 
@@ -45,28 +52,35 @@ class LocalCouponCatalog implements CouponCatalog {
 
     @Override
     public Optional<CompactCoupon> findCoupon(long id) {
+        return findCoupon(Long.valueOf(id));
+    }
+
+    /** On a miss, {@code id} becomes both the cache's key and the loaded coupon's boxed id. */
+    private Optional<CompactCoupon> findCoupon(Long id) {
         return Optional.ofNullable(coupons.get(id,
-                key -> repository.findCouponById(key).map(encoder::encode).orElse(null)));
+                key -> repository.findCouponById(key).map(coupon -> encoder.encode(coupon, key)).orElse(null)));
     }
 
     @Override
     public CompactCoupons findCoupons(List<Long> ids) {
         // Hits from the cache, every miss in ONE query (encoded once, as it is loaded); the result iterates in
         // the order of ids and is written to the response as one JSON array of the cached bytes.
+        // The cache stores a loaded coupon under the instance of ids it was asked for, which the coupon then holds.
         return new CompactCoupons(coupons.getAll(ids,
-                missing -> encoder.encodeAll(repository.findCouponsByIds(missing))).values());
+                missing -> encoder.encodeAll(missing, repository.findCouponsByIds(missing))).values());
     }
 
     @Override
     public Optional<? extends CouponView> findCouponByCode(String code) {
-        Long id = couponIdsByCode.get(code, key -> repository.findCouponIdByCode(key).orElse(null));
+        Long id = couponIdsByCode.get(code,
+                key -> repository.findCouponIdByCode(key).map(this::sharedBox).orElse(null));
         if (id == null) {
             return Optional.empty();
         }
         // The two entries are evicted by the same change event, but not atomically together: in the gap
         // the coupon may already carry another code. Never answer with it; ask the database instead. The
         // comparison ignores case like the column's collation (and the cache's key-normalization) does.
-        Optional<CompactCoupon> coupon = findCoupon(id);
+        Optional<CompactCoupon> coupon = findCoupon(id); // the Long: cached under it on a miss
         if (coupon.isPresent() && coupon.get().code().equalsIgnoreCase(code)) {
             return coupon;
         }
@@ -80,8 +94,19 @@ class LocalCouponCatalog implements CouponCatalog {
 
     @Override
     public List<CompactCoupon> findPlaceCoupons(long placeId) {
-        List<Long> ids = placeCouponIds.get(placeId, repository::findCouponIdsByPlace);
+        List<Long> ids = placeCouponIds.get(placeId, key -> CompactIdList.of(repository.findCouponIdsByPlace(key)));
         // A coupon that moved away is dropped until the list's own eviction lands.
         return findCoupons(ids).stream().filter(coupon -> coupon.placeId() == placeId).toList();
+    }
+
+    /**
+     * {@code id} as the instance the cached coupon of that id holds, if one is cached (then the code's entry adds no
+     * box of its own), else {@code id} itself. Equal either way: only the instance differs, so the entry is read
+     * from the map as stored, servable or not, without counting a hit or a miss or waiting for a read floor.
+     */
+    private Long sharedBox(Long id) {
+        Object entry = coupons.caffeine().asMap().get(id);
+        CompactCoupon cached = entry == null ? null : CachedValue.valueOf(entry);
+        return cached != null && cached.id() == id ? cached.boxedId() : id;
     }
 }

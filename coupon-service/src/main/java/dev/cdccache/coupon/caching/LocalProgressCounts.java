@@ -30,10 +30,11 @@ class LocalProgressCounts implements ProgressCounts {
     @Override
     public Map<Long, CouponProgress> findByCouponIds(Collection<Long> couponIds) {
         // The loader answers every id (zero counts without a row), so every key is cached; the insert of a
-        // progress row evicts its key like any update.
+        // progress row evicts its key like any update. A miss is cached under the caller's instance of its id: the
+        // place lists pass the boxes their cached coupons hold (CouponView#boxedId), so the key costs no box.
         Map<Long, CouponProgress> found = new HashMap<>(counts.getAll(couponIds,
                 missing -> repository.findByCouponIds(List.copyOf(missing))));
-        couponIds.forEach(id -> found.putIfAbsent(id, CouponProgress.none(id)));
+        couponIds.forEach(id -> found.putIfAbsent(id, CouponProgress.none()));
         return found;
     }
 }

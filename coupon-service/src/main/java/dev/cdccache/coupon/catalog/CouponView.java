@@ -13,6 +13,15 @@ public interface CouponView {
 
     long id();
 
+    /**
+     * The id as a {@code Long}, for keying maps and caches by it. Mode {@code local}'s compact coupon returns the
+     * instance that keys it in the {@code coupons} cache, so that caches keyed by coupon id (the progress counts)
+     * can share that one box instead of holding one each; the plain forms box anew.
+     */
+    default Long boxedId() {
+        return id();
+    }
+
     String code();
 
     long placeId();

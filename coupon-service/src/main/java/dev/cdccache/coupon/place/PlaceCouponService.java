@@ -31,7 +31,7 @@ public class PlaceCouponService {
     /** All coupons of the place with their counts, by coupon id; 404 for an unknown place. */
     public List<CouponWithProgress> couponProgresses(long placeId) {
         List<? extends CouponView> coupons = placeCoupons(placeId);
-        Map<Long, CouponProgress> counts = progress.findByCouponIds(coupons.stream().map(CouponView::id).toList());
+        Map<Long, CouponProgress> counts = progress.findByCouponIds(coupons.stream().map(CouponView::boxedId).toList());
         return coupons.stream().map(coupon -> {
             CouponProgress count = counts.get(coupon.id());
             return new CouponWithProgress(coupon, count.issuedCount(), count.usedCount(), remaining(coupon, count));
@@ -44,7 +44,7 @@ public class PlaceCouponService {
      */
     public List<AvailableCoupon> availableCoupons(long placeId, BigDecimal price, LocalDate date) {
         List<? extends CouponView> usable = placeCoupons(placeId).stream().filter(coupon -> coupon.isUsableFor(date, price)).toList();
-        Map<Long, CouponProgress> counts = progress.findByCouponIds(usable.stream().map(CouponView::id).toList());
+        Map<Long, CouponProgress> counts = progress.findByCouponIds(usable.stream().map(CouponView::boxedId).toList());
         return usable.stream()
                 .map(coupon -> new AvailableCoupon(coupon, coupon.discountOn(price), remaining(coupon, counts.get(coupon.id()))))
                 .filter(available -> available.remainingCount() > 0)

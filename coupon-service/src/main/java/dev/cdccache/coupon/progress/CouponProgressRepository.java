@@ -31,9 +31,9 @@ public class CouponProgressRepository {
                 .param("ids", couponIds)
                 .query(rs -> {
                     long id = rs.getLong("coupon_id");
-                    progress.put(id, new CouponProgress(id, rs.getInt("issued_count"), rs.getInt("used_count")));
+                    progress.put(id, new CouponProgress(rs.getInt("issued_count"), rs.getInt("used_count")));
                 });
-        couponIds.forEach(id -> progress.putIfAbsent(id, CouponProgress.none(id)));
+        couponIds.forEach(id -> progress.putIfAbsent(id, CouponProgress.none()));
         return progress;
     }
 

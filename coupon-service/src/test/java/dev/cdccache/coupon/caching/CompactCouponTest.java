@@ -1,6 +1,7 @@
 package dev.cdccache.coupon.caching;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 import dev.cdccache.coupon.catalog.Coupon;
@@ -148,6 +149,33 @@ class CompactCouponTest {
         assertThat(second.minimumPrice()).isSameAs(first.minimumPrice());
         assertThat(second.validFrom()).isSameAs(first.validFrom());
         assertThat(second.validUntil()).isSameAs(first.validUntil());
+    }
+
+    @Test
+    void aCouponHoldsTheInstanceOfItsIdItWasEncodedUnderWhichTheProgressCountsAreKeyedBy() {
+        Long key = Long.valueOf(100_000L); // outside Long's cache of small values: a box of its own
+        Coupon plain = coupon(100_000L, "A", "a", "1500.00", "10000.00", LocalDateTime.of(2026, 1, 1, 0, 0), List.of());
+        assertThat(encoder.encode(plain, key).boxedId()).isSameAs(key);
+        assertThat(encoder.encode(plain, key).id()).isEqualTo(100_000L);
+        assertThat(plain.boxedId()).isEqualTo(key);
+
+        Long first = Long.valueOf(200_000L);
+        Long second = Long.valueOf(300_000L);
+        Map<Long, Coupon> read = new LinkedHashMap<>(); // keyed by boxes of its own, as the repository's map is
+        read.put(Long.valueOf(300_000L), coupon(300_000L, "C", "c", "1.00", "0.00", LocalDateTime.of(2026, 1, 1, 0, 0), List.of()));
+        read.put(Long.valueOf(200_000L), coupon(200_000L, "B", "b", "1.00", "0.00", LocalDateTime.of(2026, 1, 1, 0, 0), List.of()));
+        Map<Long, CompactCoupon> encoded = encoder.encodeAll(List.of(first, Long.valueOf(400_000L), second), read);
+        assertThat(encoded.keySet()).containsExactly(first, second); // the asked-for order, the unknown id left out
+        assertThat(encoded.keySet().iterator().next()).isSameAs(first);
+        assertThat(encoded.get(first).boxedId()).isSameAs(first);
+        assertThat(encoded.get(second).boxedId()).isSameAs(second);
+        assertThat(encoded.get(second).code()).isEqualTo("C");
+    }
+
+    @Test
+    void aCouponIsNotEncodedUnderAnotherId() {
+        Coupon plain = coupon(1, "A", "a", "1500.00", "10000.00", LocalDateTime.of(2026, 1, 1, 0, 0), List.of());
+        assertThatIllegalArgumentException().isThrownBy(() -> encoder.encode(plain, 2L));
     }
 
     @Test

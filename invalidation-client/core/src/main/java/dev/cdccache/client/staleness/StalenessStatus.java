@@ -10,7 +10,9 @@ import java.util.List;
  *        {@code maxStalenessMillis} ago ({@code now - watermark <= max-staleness})
  * @param watermarkMillis epoch millis up to which every change is known to be applied, or
  *        {@link Long#MIN_VALUE} if none yet
- * @param lastHeartbeatMillis the commit time of the latest heartbeat applied, or {@link Long#MIN_VALUE}
+ * @param lastHeartbeatMillis the commit time of the latest heartbeat applied, or {@link Long#MIN_VALUE}; always
+ *        {@link Long#MIN_VALUE} in the status of one cache ({@code InvalidationClient#cacheStatus}), whose
+ *        watermark is its tables' heartbeat coverage: heartbeats are tracked per client
  * @param lastPositionConfirmedMillis when the consumer last reached the log end it had just looked up,
  *        or {@link Long#MIN_VALUE}
  * @param maxStalenessMillis the configured bound

@@ -130,8 +130,12 @@ public final class VerificationRun {
             }
             LOG.info("Verifying for {} s: {}", settings.duration.toSeconds(), settings);
 
-            while (clock.now() < endAt && writerThread.isAlive()) {
-                LockSupport.parkNanos(Math.min(endAt - clock.now(), Duration.ofSeconds(1).toNanos()));
+            // At least the run's duration; a plan of each fault once also until its last fault has converged.
+            while ((clock.now() < endAt || (!settings.repeatFaults && injectorThread.isAlive()))
+                    && writerThread.isAlive()) {
+                long left = endAt - clock.now();
+                LockSupport.parkNanos(left > 0 ? Math.min(left, Duration.ofSeconds(1).toNanos())
+                        : Duration.ofMillis(200).toNanos());
             }
             injector.stop();
             injectorThread.join();

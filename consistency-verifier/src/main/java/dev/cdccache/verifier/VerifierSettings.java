@@ -59,6 +59,10 @@ public final class VerifierSettings {
     Duration schemaChangeEvery = Duration.ofSeconds(75);
     Duration faultGap = Duration.ofSeconds(5);
     List<FaultKind> faults = new ArrayList<>(List.of(FaultKind.values()));
+    /**
+     * Whether the plan repeats until the run's duration is over; {@code false} injects each fault once and the run
+     * lasts until the last one has converged, even past its duration on a slow host.
+     */
     boolean repeatFaults = true;
     Duration convergenceTimeout = Duration.ofSeconds(90);
     /**

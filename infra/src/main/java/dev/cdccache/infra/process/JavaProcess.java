@@ -26,7 +26,17 @@ import java.util.stream.Collectors;
  */
 public final class JavaProcess extends ManagedProcess {
 
+    /**
+     * JVM options every child gets before its own, from the system property {@code infra.child-jvm-options}
+     * (whitespace-separated): the build's integration tests set it so that the JVMs they start compile as they do.
+     */
+    static final List<String> CHILD_JVM_OPTIONS = childJvmOptions(System.getProperty("infra.child-jvm-options"));
+
     private final Builder spec;
+
+    static List<String> childJvmOptions(String property) {
+        return property == null || property.isBlank() ? List.of() : List.of(property.trim().split("\\s+"));
+    }
 
     private JavaProcess(ManagedProcess started, Builder spec) {
         super(started);
@@ -106,6 +116,7 @@ public final class JavaProcess extends ManagedProcess {
             }
             List<String> command = new ArrayList<>();
             command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(CHILD_JVM_OPTIONS); // first: the builder's own options win where both set one
             command.addAll(jvmArgs);
             if (jar != null) {
                 command.add("-jar");

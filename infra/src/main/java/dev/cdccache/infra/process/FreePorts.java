@@ -4,24 +4,55 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 
-/** Picks loopback ports that are free right now, so concurrent runs on one machine do not collide. */
+/**
+ * Picks loopback ports for child processes (MariaDB, Kafka, Connect workers, connectors) that stay theirs until
+ * they bind them, also when several test JVMs and builds run on one machine.
+ *
+ * <p>A port the kernel hands out for port 0 comes from its ephemeral range, the range every outgoing connection
+ * takes its local port from: between the pick and a child's bind, which can be 40 s for a Connect worker, any
+ * connection of any process may take it, and the child then fails with "Address already in use". Ports are
+ * therefore picked outside that range ({@code /proc/sys/net/ipv4/ip_local_port_range}; above it, else below it),
+ * and each one picked is reserved for this JVM's lifetime by a lock on a file under
+ * {@code ${java.io.tmpdir}/cdc-cache-ports}, which the other JVMs using this class skip. The lock goes with the
+ * JVM, so a killed run leaves nothing reserved.
+ */
 public final class FreePorts {
+
+    private static final Path RESERVATIONS = Path.of(System.getProperty("java.io.tmpdir"), "cdc-cache-ports");
+    private static final int ATTEMPTS = 2_000;
+    /** Held, not read: a lock lives as long as its channel is open. */
+    private static final Set<FileChannel> HELD = ConcurrentHashMap.newKeySet();
+    private static final int[] RANGE = pickRange(readEphemeralRange());
 
     private FreePorts() {
     }
 
     /**
-     * Returns a port that was free on 127.0.0.1 when this method returned. Another process may still
-     * take it before the caller binds it; callers that bind a child process retry on failure.
+     * Returns a port that was free on 127.0.0.1 when this method returned, outside the kernel's ephemeral range and
+     * reserved for this JVM: no other caller of this method on this machine gets it while this JVM runs. Falls back
+     * to a port of the kernel's choice when the machine leaves no room outside that range.
      */
     public static int next() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free loopback port", e);
+        if (RANGE != null) {
+            for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+                int port = ThreadLocalRandom.current().nextInt(RANGE[0], RANGE[1] + 1);
+                if (reserve(port) && isFree(port)) {
+                    return port;
+                }
+            }
         }
+        return kernelPick();
     }
 
     /** True if nothing listens on 127.0.0.1:port. */
@@ -31,6 +62,74 @@ public final class FreePorts {
             return true;
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    /**
+     * Reserves a port for this JVM's lifetime; false if this or another JVM reserved it already (or the reservation
+     * cannot be recorded).
+     */
+    static boolean reserve(int port) {
+        FileChannel channel = null;
+        try {
+            Files.createDirectories(RESERVATIONS);
+            channel = FileChannel.open(RESERVATIONS.resolve(port + ".lock"), StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE);
+            FileLock lock = channel.tryLock();
+            if (lock != null) {
+                HELD.add(channel);
+                return true;
+            }
+        } catch (IOException | OverlappingFileLockException e) {
+            // held by this JVM already, or no room for the file: not this port
+        }
+        closeQuietly(channel);
+        return false;
+    }
+
+    /** The ports picked from, inclusive: outside the ephemeral range {@code [low, high]}; null if too few. */
+    static int[] pickRange(int[] ephemeral) {
+        if (ephemeral == null) {
+            return null;
+        }
+        int low = ephemeral[0];
+        int high = ephemeral[1];
+        if (65_535 - high >= 1_000) {
+            return new int[] {high + 1, 65_535};
+        }
+        // below the range, keeping clear of the ports under 10000 that servers are commonly configured on
+        if (low - 10_000 >= 1_000) {
+            return new int[] {10_000, low - 1};
+        }
+        return null;
+    }
+
+    private static int[] readEphemeralRange() {
+        try {
+            List<String> lines = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
+            String[] parts = lines.get(0).trim().split("\\s+");
+            return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
+        } catch (IOException | RuntimeException e) {
+            return new int[] {32_768, 60_999}; // Linux's default
+        }
+    }
+
+    private static int kernelPick() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free loopback port", e);
+        }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // nothing held
+            }
         }
     }
 }

@@ -10,9 +10,9 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -24,15 +24,21 @@ import java.util.concurrent.ThreadLocalRandom;
  * connection of any process may take it, and the child then fails with "Address already in use". Ports are
  * therefore picked outside that range ({@code /proc/sys/net/ipv4/ip_local_port_range}; above it, else below it),
  * and each one picked is reserved for this JVM's lifetime by a lock on a file under
- * {@code ${java.io.tmpdir}/cdc-cache-ports}, which the other JVMs using this class skip. The lock goes with the
- * JVM, so a killed run leaves nothing reserved.
+ * {@code ${java.io.tmpdir}/cdc-cache-ports-${user.name}}, which the other JVMs of that user skip. The lock goes with
+ * the JVM, so a killed run leaves nothing reserved. (The gatling smoke pass takes its ports below the ephemeral
+ * range, so the two never meet.)
  */
 public final class FreePorts {
 
-    private static final Path RESERVATIONS = Path.of(System.getProperty("java.io.tmpdir"), "cdc-cache-ports");
+    private static final Path RESERVATIONS = Path.of(System.getProperty("java.io.tmpdir"),
+            "cdc-cache-ports-" + System.getProperty("user.name", "unknown"));
     private static final int ATTEMPTS = 2_000;
-    /** Held, not read: a lock lives as long as its channel is open. */
-    private static final Set<FileChannel> HELD = ConcurrentHashMap.newKeySet();
+    /**
+     * The reservations of this JVM, by port. A lock lives as long as its channel is open; and since the locks are
+     * the operating system's per-process record locks, a second channel on the same file must never be opened and
+     * closed here: closing it would drop the lock the first one holds.
+     */
+    private static final Map<Integer, FileChannel> HELD = new HashMap<>();
     private static final int[] RANGE = pickRange(readEphemeralRange());
 
     private FreePorts() {
@@ -69,7 +75,10 @@ public final class FreePorts {
      * Reserves a port for this JVM's lifetime; false if this or another JVM reserved it already (or the reservation
      * cannot be recorded).
      */
-    static boolean reserve(int port) {
+    static synchronized boolean reserve(int port) {
+        if (HELD.containsKey(port)) {
+            return false;
+        }
         FileChannel channel = null;
         try {
             Files.createDirectories(RESERVATIONS);
@@ -77,11 +86,11 @@ public final class FreePorts {
                     StandardOpenOption.WRITE);
             FileLock lock = channel.tryLock();
             if (lock != null) {
-                HELD.add(channel);
+                HELD.put(port, channel);
                 return true;
             }
         } catch (IOException | OverlappingFileLockException e) {
-            // held by this JVM already, or no room for the file: not this port
+            // no room for the file, or locked through another channel of this JVM: not this port
         }
         closeQuietly(channel);
         return false;

@@ -18,6 +18,8 @@ class FreePortsIT {
     @Test
     void aPortPickedByOneJvmIsNotHandedToAnotherUntilTheFirstExits(@TempDir Path dir) throws Exception {
         int held = FreePorts.next();
+        // asked again, as a later pick may draw it: the answer is no, and the reservation must survive the asking
+        assertThat(FreePorts.reserve(held)).isFalse();
         List<Path> classpath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                 .map(Path::of).toList();
         Path exitFlag = dir.resolve("exit");

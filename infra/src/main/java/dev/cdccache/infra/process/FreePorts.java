@@ -39,7 +39,8 @@ public final class FreePorts {
      * closed here: closing it would drop the lock the first one holds.
      */
     private static final Map<Integer, FileChannel> HELD = new HashMap<>();
-    private static final int[] RANGE = pickRange(readEphemeralRange());
+    private static final int[] RANGE = pickRange(ephemeralRange());
+    private static boolean reservationsDirectoryMade;
 
     private FreePorts() {
     }
@@ -81,7 +82,10 @@ public final class FreePorts {
         }
         FileChannel channel = null;
         try {
-            Files.createDirectories(RESERVATIONS);
+            if (!reservationsDirectoryMade) {
+                Files.createDirectories(RESERVATIONS);
+                reservationsDirectoryMade = true;
+            }
             channel = FileChannel.open(RESERVATIONS.resolve(port + ".lock"), StandardOpenOption.CREATE,
                     StandardOpenOption.WRITE);
             FileLock lock = channel.tryLock();
@@ -113,7 +117,8 @@ public final class FreePorts {
         return null;
     }
 
-    private static int[] readEphemeralRange() {
+    /** The kernel's ephemeral range {@code [low, high]}, Linux's default where it cannot be read. */
+    static int[] ephemeralRange() {
         try {
             List<String> lines = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
             String[] parts = lines.get(0).trim().split("\\s+");

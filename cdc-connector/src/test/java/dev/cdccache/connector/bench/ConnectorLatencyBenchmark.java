@@ -37,12 +37,13 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * <p>Each build ({@code -Dbench.connectors=name=path/to/exec.jar,...}; default: this module's
  * {@code target/*-exec.jar} as {@code current}) runs as its own process with the JVM options of
- * {@code platform.sh} ({@code -Xms512m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20}), one after the
+ * {@code platform.sh} ({@code -Xms512m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:-UsePerfData
+ * -XX:CompileThresholdScaling=10}), one after the
  * other, each {@code bench.rounds} times in alternation (A B A B ...), against the same MariaDB and
  * Kafka. Per build and round:
  * <ol>
  *   <li>warm-up: single-row changes until events flow, 200 more, and two bulk UPDATEs of all rows
- *       (the JIT compiles the bulk path too);</li>
+ *       (the JIT compiles the bulk path too; both reported, as {@code warm-up} lines);</li>
  *   <li>idle: the connector process's CPU time (and per thread, from {@code /proc}) over
  *       {@code bench.idleSeconds} without database traffic other than the connector's own heartbeat;</li>
  *   <li>latency: single-row UPDATEs (autocommit) at {@code bench.lowRate} and {@code bench.highRate};
@@ -201,6 +202,7 @@ public final class ConnectorLatencyBenchmark {
         String prefix = "bench" + build.name().replaceAll("[^A-Za-z0-9]", "") + round;
         String topic = prefix + "." + DB + ".bench_row";
         String name = "bench-" + build.name() + "-" + round;
+        long launched = System.nanoTime();
         JavaProcess connector = startConnector(stack, build, name, prefix);
         List<String> lines = new ArrayList<>();
         AtomicBoolean consuming = new AtomicBoolean(true);
@@ -220,13 +222,17 @@ public final class ConnectorLatencyBenchmark {
                     runAtRate(connection, id, 1, 1, version);
                     Thread.sleep(100);
                 }
+                // start-up cost (JVM, Spring, the start-up checks, the engine's connect), within 0.1 s
+                lines.add(String.format("start    first change received %.1f s after the connector process was launched",
+                        (System.nanoTime() - launched) / 1e9));
                 clear();
                 runAtRate(connection, 1, 200, 200, nextVersion++);
                 awaitReceived(200, Duration.ofSeconds(30));
                 // two bulk UPDATEs of the full size: without them the JIT compiler still took 40% of a core
-                // during the measured bulk
-                bulk(connection, bulkRows, null);
-                bulk(connection, bulkRows, null);
+                // during the measured bulk. Reported too: the first is what a bulk costs a connector that
+                // has only seen single-row changes since its start (the JIT options decide it)
+                lines.add("warm-up  1st " + bulk(connection, bulkRows, null));
+                lines.add("warm-up  2nd " + bulk(connection, bulkRows, null));
                 clear();
 
                 // let the warm-up's after-effects (GC, offset flush, the JIT compiler's queue) settle
@@ -267,7 +273,8 @@ public final class ConnectorLatencyBenchmark {
                 .logFile(outDir.resolve(name + ".log"))
                 .env("CDC_CONNECTOR_DATABASE_PASSWORD", stack.mariaDb().connectorPassword())
                 // platform.sh's connector JVM
-                .jvmArg("-Xms512m").jvmArg("-Xmx512m").jvmArg("-XX:+UseG1GC").jvmArg("-XX:MaxGCPauseMillis=20");
+                .jvmArg("-Xms512m").jvmArg("-Xmx512m").jvmArg("-XX:+UseG1GC").jvmArg("-XX:MaxGCPauseMillis=20")
+                .jvmArg("-XX:-UsePerfData").jvmArg("-XX:CompileThresholdScaling=10");
         // every build's options, then this build's (-Dbench.<name>.jvm): a later option of the same kind wins
         String options = System.getProperty("bench.jvm", "") + " " + System.getProperty("bench." + build.name() + ".jvm", "");
         for (String option : options.trim().split("\\s+")) {

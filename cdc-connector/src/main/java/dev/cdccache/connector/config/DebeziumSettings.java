@@ -40,8 +40,6 @@ public final class DebeziumSettings {
     static final String MARIADB_CONNECTOR = "io.debezium.connector.mariadb.MariaDbConnector";
     static final String MYSQL_CONNECTOR = "io.debezium.connector.mysql.MySqlConnector";
     static final String KAFKA_OFFSET_STORE = "dev.cdccache.connector.engine.KafkaTopicOffsetStore";
-    /** How long the broker may hold the offset store reader's empty fetch ({@link #engineProperties()}). */
-    static final long OFFSETS_READER_FETCH_WAIT_MS = 10_000;
     static final String FILE_OFFSET_STORE = "dev.cdccache.connector.engine.FileOffsetStore";
     static final String KAFKA_SCHEMA_HISTORY = "io.debezium.storage.kafka.history.KafkaSchemaHistory";
     static final String JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter";
@@ -210,13 +208,6 @@ public final class DebeziumSettings {
                 e.put("offset.storage.topic", offsetsTopic());
                 e.put("offset.storage.partitions", "1");
                 e.put("offset.storage.replication.factor", Integer.toString(p.getTopicReplicationFactor()));
-                // The store's reader thread catches up at start and reads back what the engine stores; in between
-                // it waits on fetches the broker holds for fetch.max.wait.ms. At Kafka's 500 ms that made it the
-                // idle connector's busiest thread (about 0.35% of a core). A held fetch ends as soon as a record
-                // arrives, so a longer wait delays no read. Kept under the request timeout, which would otherwise
-                // cut the held fetch and reconnect.
-                offsetsReaderFetchWait(e.getProperty("request.timeout.ms", "30000"))
-                        .ifPresent(wait -> e.putIfAbsent("fetch.max.wait.ms", wait));
             }
             case FILE -> {
                 e.put("offset.storage", FILE_OFFSET_STORE);
@@ -225,16 +216,6 @@ public final class DebeziumSettings {
         }
         e.put("offset.flush.interval.ms", Long.toString(p.getOffsets().getFlushInterval().toMillis()));
         return e;
-    }
-
-    /** Half the request timeout, at most {@link #OFFSETS_READER_FETCH_WAIT_MS}; none (Kafka's) if it is no number. */
-    static Optional<String> offsetsReaderFetchWait(String requestTimeoutMs) {
-        try {
-            long half = Long.parseLong(requestTimeoutMs.trim()) / 2;
-            return half < 500 ? Optional.empty() : Optional.of(Long.toString(Math.min(OFFSETS_READER_FETCH_WAIT_MS, half)));
-        } catch (NumberFormatException e) {
-            return Optional.empty(); // Kafka's own validation names the setting
-        }
     }
 
     /**

@@ -138,40 +138,13 @@ class DebeziumSettingsTest {
     }
 
     @Test
-    void offsetStoreReaderLetsTheBrokerHoldAnEmptyFetchForTenSeconds() {
-        assertThat(new DebeziumSettings(properties()).engineProperties()).containsEntry("fetch.max.wait.ms", "10000");
-    }
-
-    @Test
-    void offsetStoreReaderWaitsHalfAShorterRequestTimeout() {
-        ConnectorProperties p = properties();
-        p.getKafka().setProperties(Map.of("request.timeout.ms", "8000"));
-        assertThat(new DebeziumSettings(p).engineProperties()).containsEntry("fetch.max.wait.ms", "4000");
-    }
-
-    @Test
-    void offsetStoreReaderKeepsAFetchWaitTheUserSet() {
-        ConnectorProperties p = properties();
-        p.getKafka().setProperties(Map.of("fetch.max.wait.ms", "250"));
-        assertThat(new DebeziumSettings(p).engineProperties()).containsEntry("fetch.max.wait.ms", "250");
-    }
-
-    @Test
-    void offsetStoreReaderLeavesKafkasWaitToARequestTimeoutThatIsNoNumberOrTooShort() {
-        assertThat(DebeziumSettings.offsetsReaderFetchWait("soon")).isEmpty();
-        assertThat(DebeziumSettings.offsetsReaderFetchWait("900")).isEmpty();
-        assertThat(DebeziumSettings.offsetsReaderFetchWait(" 60000 ")).contains("10000");
-    }
-
-    @Test
     void fileOffsetStoreIsSelectable() {
         ConnectorProperties p = properties();
         p.getOffsets().setStore(ConnectorProperties.OffsetStore.FILE);
         p.getOffsets().setFile(Path.of("/var/lib/cdc/offsets.dat"));
         assertThat(new DebeziumSettings(p).engineProperties())
                 .containsEntry("offset.storage", "dev.cdccache.connector.engine.FileOffsetStore")
-                .containsEntry("offset.storage.file.filename", "/var/lib/cdc/offsets.dat")
-                .doesNotContainKey("fetch.max.wait.ms");
+                .containsEntry("offset.storage.file.filename", "/var/lib/cdc/offsets.dat");
     }
 
     @Test

@@ -173,11 +173,10 @@ platform_start_connector() {
   [ "${1:-}" = "--" ] && shift
   local tables; tables=$(IFS=,; echo "${list[*]}")
   # G1's default 200 ms pause goal let young pauses of 50-190 ms through on 2 cores, and every one of them
-  # delays the events in flight; a 20 ms goal keeps them near 10-20 ms. The other two cut what the idle connector
-  # spends: no performance-data counters (for jps and jstat; their sampling thread took 0.4-0.7% of a core), and
-  # JIT thresholds ten times the default (the JIT compiler otherwise kept compiling what runs once per heartbeat,
-  # 0.5-2.6% for minutes). docs/connector.md, "JVM options for the idle cost", says what each costs
-  JAVA_TOOL_OPTIONS="-XX:MaxGCPauseMillis=20 -XX:-UsePerfData -XX:CompileThresholdScaling=10 ${JAVA_TOOL_OPTIONS:-}" \
+  # delays the events in flight; a 20 ms goal keeps them near 10-20 ms. Without the performance-data counters
+  # (for jps and jstat) the idle connector saves the 0.4-0.7% of a core their sampling thread took
+  # (docs/connector.md, "JVM options for the idle cost")
+  JAVA_TOOL_OPTIONS="-XX:MaxGCPauseMillis=20 -XX:-UsePerfData ${JAVA_TOOL_OPTIONS:-}" \
   platform_start_app cdc-connector cdc-connector "$port" 512m \
       --cdc.connector.database.host=127.0.0.1 \
       --cdc.connector.database.port="$MARIADB_PORT" \

@@ -37,8 +37,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * <p>Each build ({@code -Dbench.connectors=name=path/to/exec.jar,...}; default: this module's
  * {@code target/*-exec.jar} as {@code current}) runs as its own process with the JVM options of
- * {@code platform.sh} ({@code -Xms512m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:-UsePerfData
- * -XX:CompileThresholdScaling=10}), one after the
+ * {@code platform.sh} ({@code -Xms512m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:-UsePerfData}), one after the
  * other, each {@code bench.rounds} times in alternation (A B A B ...), against the same MariaDB and
  * Kafka. Per build and round:
  * <ol>
@@ -52,8 +51,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *       it over;</li>
  *   <li>bulk: one UPDATE of {@code bench.bulkRows} rows in one transaction, then at once one single-row
  *       change ("small change after the bulk"): the row rate from the statement's start to the last of
- *       its events in Kafka, and how long the small change waited.</li>
+ *       its events in Kafka, and how long the small change waited;</li>
+ *   <li>stop: how long the process takes to end after SIGTERM.</li>
  * </ol>
+ * Before the warm-up a {@code start} line says how long after the launch the first change arrived.
  *
  * <p>Run (see docs/benchmarks.md): {@code cdc-connector/bin/connector-bench} (builds the current jar and
  * the baseline's), or directly {@code ./mvnw -B -pl cdc-connector test-compile exec:java
@@ -249,7 +250,12 @@ public final class ConnectorLatencyBenchmark {
             if (consumer != null) {
                 consumer.join(10_000);
             }
+            long stopping = System.nanoTime();
             connector.stop(Duration.ofSeconds(30));
+            // a graceful stop stores the offsets and closes every client: what a rolling restart waits for
+            double stopSeconds = (System.nanoTime() - stopping) / 1e9;
+            lines.add(String.format("stop     the connector process ended %.1f s after SIGTERM%s", stopSeconds,
+                    stopSeconds >= 30 ? " (killed: no graceful stop within 30 s)" : ""));
             clear();
         }
         return lines;
@@ -274,7 +280,7 @@ public final class ConnectorLatencyBenchmark {
                 .env("CDC_CONNECTOR_DATABASE_PASSWORD", stack.mariaDb().connectorPassword())
                 // platform.sh's connector JVM
                 .jvmArg("-Xms512m").jvmArg("-Xmx512m").jvmArg("-XX:+UseG1GC").jvmArg("-XX:MaxGCPauseMillis=20")
-                .jvmArg("-XX:-UsePerfData").jvmArg("-XX:CompileThresholdScaling=10");
+                .jvmArg("-XX:-UsePerfData");
         // every build's options, then this build's (-Dbench.<name>.jvm): a later option of the same kind wins
         String options = System.getProperty("bench.jvm", "") + " " + System.getProperty("bench." + build.name() + ".jvm", "");
         for (String option : options.trim().split("\\s+")) {

@@ -173,9 +173,9 @@ platform_start_connector() {
   [ "${1:-}" = "--" ] && shift
   local tables; tables=$(IFS=,; echo "${list[*]}")
   # G1's default 200 ms pause goal let young pauses of 50-190 ms through on 2 cores, and every one of them
-  # delays the events in flight; a 20 ms goal keeps them near 10-20 ms. Without the performance-data counters
-  # (for jps and jstat) the idle connector saves the 0.4-0.7% of a core their sampling thread took
-  # (docs/connector.md, "JVM options for the idle cost")
+  # delays the events in flight; a 20 ms goal keeps them near 10-20 ms. No performance-data counters (for jps
+  # and jstat): their sampling thread took 0.4-0.7% of a core in an idle connector (docs/connector.md, "JVM
+  # options for the idle cost")
   JAVA_TOOL_OPTIONS="-XX:MaxGCPauseMillis=20 -XX:-UsePerfData ${JAVA_TOOL_OPTIONS:-}" \
   platform_start_app cdc-connector cdc-connector "$port" 512m \
       --cdc.connector.database.host=127.0.0.1 \

@@ -118,9 +118,10 @@ public final class JavaProcess extends ManagedProcess {
             command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
             command.addAll(CHILD_JVM_OPTIONS); // first: the builder's own options win where both set one
             command.addAll(jvmArgs);
+            StartupArchive.Launch launch = null;
             if (jar != null) {
-                command.add("-jar");
-                command.add(jar.toAbsolutePath().toString());
+                launch = StartupArchive.ENABLED ? StartupArchive.prepare(jar) : StartupArchive.plain(jar);
+                command.addAll(launch.arguments());
             } else {
                 command.add("-cp");
                 command.add(classpath.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator)));
@@ -129,6 +130,9 @@ public final class JavaProcess extends ManagedProcess {
             command.addAll(args);
             Path log = logFile != null ? logFile : Path.of("target", name + ".log");
             ManagedProcess started = ManagedProcess.start(name, command, env, workDir, log);
+            if (launch != null && launch.partialArchive() != null) {
+                started.onExit(launch::childExited);
+            }
             return new JavaProcess(started, this);
         }
     }

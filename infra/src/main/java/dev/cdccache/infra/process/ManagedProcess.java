@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
 import java.util.regex.Pattern;
 
 /**
@@ -78,6 +79,11 @@ public class ManagedProcess {
     /** The exit code, or throws if the process is still running. */
     public int exitValue() {
         return process.exitValue();
+    }
+
+    /** Runs {@code action} with the exit code once the process has ended (on a thread of the JDK's pool). */
+    void onExit(IntConsumer action) {
+        process.onExit().thenAccept(ended -> action.accept(ended.exitValue()));
     }
 
     /** Waits for the process to end by itself and returns its exit code. */

@@ -336,6 +336,7 @@ class ComposeStackIT {
         Dockerfile dockerfile = Dockerfile.in(compose.buildContext(service));
         JavaProcess.Builder jvm = JavaProcess.builder(service)
                 .jar(dockerfile.jar())
+                .startupArchive(false) // java -jar, as the image runs it
                 .jvmArg("-XX:TieredStopAtLevel=1")
                 .logFile(Path.of("target", "compose-it", service + ".log"))
                 .args(compose.command(service));

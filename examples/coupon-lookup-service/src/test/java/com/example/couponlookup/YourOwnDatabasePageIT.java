@@ -74,6 +74,7 @@ class YourOwnDatabasePageIT {
                 + " --spring.config.additional-location=file:connector.yml");
         int connectorPort = FreePorts.next();
         JavaProcess connector = JavaProcess.builder("page-connector").jar(connectorJar()).logFile(dir.resolve("connector.log"))
+                .startupArchive(false) // java -jar, as the page says
                 .jvmArg("-XX:TieredStopAtLevel=1").env("CDC_CONNECTOR_DATABASE_PASSWORD", password)
                 .arg("--spring.config.additional-location=file:" + connectorYml).arg("--server.port=" + connectorPort).start();
         ConfigurableApplicationContext service = null;
@@ -120,7 +121,7 @@ class YourOwnDatabasePageIT {
     /** {@code cdc-connector check --config connector.yml} with the connector's jar; expects exit code 0. */
     private static String check(Path dir, Path config, String password, String name) {
         JavaProcess check = JavaProcess.builder(name).jar(connectorJar()).logFile(dir.resolve(name + ".log"))
-                .jvmArg("-XX:TieredStopAtLevel=1").env("CDC_CONNECTOR_DATABASE_PASSWORD", password)
+                .startupArchive(false).jvmArg("-XX:TieredStopAtLevel=1").env("CDC_CONNECTOR_DATABASE_PASSWORD", password)
                 .arg("check").arg("--config").arg(config.toString()).start();
         int exit = check.waitFor(Duration.ofSeconds(120));
         String output = check.tail(200);

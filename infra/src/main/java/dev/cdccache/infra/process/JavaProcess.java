@@ -64,6 +64,7 @@ public final class JavaProcess extends ManagedProcess {
         private final Map<String, String> env = new LinkedHashMap<>();
         private Path logFile;
         private Path workDir;
+        private boolean startupArchive = StartupArchive.ENABLED;
 
         private Builder(String name) {
             this.name = Objects.requireNonNull(name, "name");
@@ -87,6 +88,15 @@ public final class JavaProcess extends ManagedProcess {
 
         public Builder args(List<String> more) {
             args.addAll(more);
+            return this;
+        }
+
+        /**
+         * Whether a {@link #jar(Path) jar} starts from its extracted layout with a class-data-sharing archive (default:
+         * the system property {@code infra.child-startup-archive}) or with plain {@code java -jar}, as a user runs it.
+         */
+        public Builder startupArchive(boolean enabled) {
+            this.startupArchive = enabled;
             return this;
         }
 
@@ -120,7 +130,7 @@ public final class JavaProcess extends ManagedProcess {
             command.addAll(jvmArgs);
             StartupArchive.Launch launch = null;
             if (jar != null) {
-                launch = StartupArchive.ENABLED ? StartupArchive.prepare(jar) : StartupArchive.plain(jar);
+                launch = startupArchive ? StartupArchive.prepare(jar) : StartupArchive.plain(jar);
                 command.addAll(launch.arguments());
             } else {
                 command.add("-cp");

@@ -10,7 +10,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 import java.util.regex.Pattern;
@@ -26,6 +29,8 @@ public class ManagedProcess {
     private final String name;
     private final Process process;
     private final Path logFile;
+    /** What {@link #onExit} registered; done once it has run. */
+    private volatile CompletableFuture<Void> exitAction = CompletableFuture.completedFuture(null);
 
     ManagedProcess(String name, Process process, Path logFile) {
         this.name = name;
@@ -36,6 +41,7 @@ public class ManagedProcess {
     /** For subclasses that add behaviour to a started process. */
     protected ManagedProcess(ManagedProcess started) {
         this(started.name, started.process, started.logFile);
+        this.exitAction = started.exitAction;
     }
 
     /**
@@ -81,9 +87,22 @@ public class ManagedProcess {
         return process.exitValue();
     }
 
-    /** Runs {@code action} with the exit code once the process has ended (on a thread of the JDK's pool). */
+    /**
+     * Runs {@code action} with the exit code once the process has ended; {@link #waitFor}, {@link #stop} and
+     * {@link #kill} return only after it has run, so that what comes next (a restart) sees its effect.
+     */
     void onExit(IntConsumer action) {
-        process.onExit().thenAccept(ended -> action.accept(ended.exitValue()));
+        exitAction = process.onExit().thenAccept(ended -> action.accept(ended.exitValue()));
+    }
+
+    private void awaitExitAction() {
+        try {
+            exitAction.get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // the action is housekeeping (infra's StartupArchive): its failure must not fail a stop
+        }
     }
 
     /** Waits for the process to end by itself and returns its exit code. */
@@ -92,6 +111,7 @@ public class ManagedProcess {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException(name + " did not exit within " + timeout + "; log: " + logFile);
             }
+            awaitExitAction();
             return process.exitValue();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -102,6 +122,7 @@ public class ManagedProcess {
     /** SIGTERM, then SIGKILL if the process has not ended within {@code grace}. */
     public void stop(Duration grace) {
         if (!process.isAlive()) {
+            awaitExitAction();
             return;
         }
         process.destroy();
@@ -113,6 +134,7 @@ public class ManagedProcess {
             Thread.currentThread().interrupt();
             kill();
         }
+        awaitExitAction();
     }
 
     /** SIGKILL: no shutdown hooks, no flushing; waits until the process is gone. */
@@ -123,6 +145,7 @@ public class ManagedProcess {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        awaitExitAction();
     }
 
     /** Waits until a line of the log matches {@code regex}; fails early if the process dies. */

@@ -11,26 +11,33 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
- * Starts an executable Spring Boot jar with about half the CPU of {@code java -jar}: from its extracted layout
+ * Starts an executable Spring Boot jar with less than half the CPU of {@code java -jar}: from its extracted layout
  * (the jar's own {@code -Djarmode=tools extract}), whose classes the JVM reads from plain jars instead of jars
- * nested in the executable one, and with a class-data-sharing archive of the classes a first run loaded, which later
- * runs map instead of loading, verifying and linking those classes again. On 2 cores a connector took 11-12 s of
- * CPU to become healthy from the executable jar, about 8 s from the extracted layout and about 5.5 s with the archive
- * as well.
+ * nested in the executable one, and, once the jar has been launched a few times, with a class-data-sharing archive
+ * of the classes a run loaded, which later runs map instead of loading, verifying and linking them again. On 2 cores
+ * a connector took 12-13 s of CPU to become healthy from the executable jar, 8.5 s from the layout and 5 s with the
+ * archive as well.
+ *
+ * <p>Writing the archive costs about 11 s of CPU more than a run from the layout (the recording, then the dump at
+ * exit, which also makes that stop about 9 s longer), so no launch of a jar before its
+ * {@value #LAUNCHES_BEFORE_ARCHIVE}rd in this JVM writes one: tests that boot a jar once or twice do not pay for
+ * it, and one writes at a time. The archive is kept
+ * only when that run ended through SIGTERM (a server stopped by its owner, which has loaded what a server loads; not
+ * a command that ran to its end or failed at start-up); otherwise a later launch writes one again.
  *
  * <p>The layout and the archive live next to the jar, in {@code <jar>.startup/<size>-<mtime>/}, so a rebuilt jar
- * gets new ones. The first launch of a jar that finds no archive writes one when it ends: it is kept only when that
- * run ended through SIGTERM (a server stopped by its owner, which has loaded what a server loads; not a command that
- * ran to its end or failed at start-up). Launches meanwhile start from the layout alone. Every step is an
- * optimisation only: when extraction fails the jar starts as before, and the JVM ignores an archive that does not fit
- * (other JDK, changed files), so the child behaves the same either way. {@code infra/bin/lib/platform.sh} keeps the
- * same layout for the scripts, so either can use an archive the other wrote.
+ * gets new ones (an archive is valid only for the paths it was written with). Every step is an optimisation only:
+ * when extraction fails the jar starts as before, and the JVM ignores an archive that does not fit (other JDK,
+ * changed files), so the child behaves the same either way. {@code infra/bin/lib/platform.sh} uses the same layout
+ * and any archive in it for the scripts.
  */
 final class StartupArchive {
 
@@ -40,8 +47,14 @@ final class StartupArchive {
     /** JVM exit code of a run ended by SIGTERM (128 + 15). */
     static final int EXIT_ON_SIGTERM = 143;
 
+    /** The launch of a jar, counted in this JVM, that writes its archive. */
+    static final int LAUNCHES_BEFORE_ARCHIVE = 3;
+
     /** Archives being written by a child of this JVM: one writer per archive is enough. */
     private static final Set<Path> TRAINING = ConcurrentHashMap.newKeySet();
+
+    /** Launches per layout in this JVM. */
+    private static final Map<Path, AtomicInteger> LAUNCHES = new ConcurrentHashMap<>();
 
     private StartupArchive() {
     }
@@ -90,9 +103,10 @@ final class StartupArchive {
             Path archive = layout.resolve("app.jsa");
             List<String> arguments = new ArrayList<>();
             Path partial = null;
+            int launch = LAUNCHES.computeIfAbsent(layout, l -> new AtomicInteger()).incrementAndGet();
             if (Files.isRegularFile(archive)) {
                 arguments.add("-XX:SharedArchiveFile=" + archive);
-            } else if (TRAINING.add(archive)) {
+            } else if (launch >= LAUNCHES_BEFORE_ARCHIVE && TRAINING.add(archive)) {
                 partial = layout.resolve("app.jsa." + ProcessHandle.current().pid() + "-" + System.nanoTime() + ".part");
                 arguments.add("-XX:ArchiveClassesAtExit=" + partial);
             }

@@ -139,7 +139,15 @@ public final class JavaProcess extends ManagedProcess {
             }
             command.addAll(args);
             Path log = logFile != null ? logFile : Path.of("target", name + ".log");
-            ManagedProcess started = ManagedProcess.start(name, command, env, workDir, log);
+            ManagedProcess started;
+            try {
+                started = ManagedProcess.start(name, command, env, workDir, log);
+            } catch (RuntimeException e) {
+                if (launch != null) {
+                    launch.childExited(-1); // frees the archive for a later launch to write
+                }
+                throw e;
+            }
             if (launch != null && launch.partialArchive() != null) {
                 started.onExit(launch::childExited);
             }

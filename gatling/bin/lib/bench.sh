@@ -68,10 +68,19 @@ bench_build() {
 
 # Copies the service jars and this module's classes and classpaths into $BENCH_DIR (see platform_jar): lib/
 # holds the drivers' classes and jars, lib/simulation the simulations (test classes) and the jars only they use.
+# BENCH_JARS_IN_PLACE=1 links the service jars instead of copying them, for a run that nothing rebuilds during
+# (gatling/bin/smoke, after the build): the services then start from the extracted layout, and the startup archive,
+# that the build's integration tests left beside the jars in target/ (see platform_prepare_jar); a copy gets a
+# layout of its own and no archive, since an archive holds the paths it was written with.
 bench_snapshot() {
   mkdir -p "$BENCH_DIR/jars" "$BENCH_DIR/lib/simulation"
   for m in cdc-connector coupon-service ticket-orchestrator; do
-    cp "$PLATFORM_ROOT/$m/target/$m-$PLATFORM_VERSION-exec.jar" "$BENCH_DIR/jars/$m.jar" || return 1
+    rm -f "$BENCH_DIR/jars/$m.jar"
+    if [ "${BENCH_JARS_IN_PLACE:-0}" = 1 ]; then
+      ln -s "$PLATFORM_ROOT/$m/target/$m-$PLATFORM_VERSION-exec.jar" "$BENCH_DIR/jars/$m.jar" || return 1
+    else
+      cp "$PLATFORM_ROOT/$m/target/$m-$PLATFORM_VERSION-exec.jar" "$BENCH_DIR/jars/$m.jar" || return 1
+    fi
   done
   rm -rf "$BENCH_DIR/lib/classes" "$BENCH_DIR/lib/simulation/test-classes"
   cp -r "$BENCH_ROOT/gatling/target/classes" "$BENCH_DIR/lib/classes"
@@ -227,7 +236,8 @@ bench_start_platform() {
 bench_generate_coupons() {
   bench_log "generating coupon data ($COUPON_DATA) ..."
   local started=$SECONDS
-  java -Xmx1g -jar "$(platform_jar coupon-service)" --coupon.generate="$COUPON_DATA" \
+  platform_prepare_jar "$(platform_jar coupon-service)"
+  java -Xmx1g "${PLATFORM_LAUNCH[@]}" --coupon.generate="$COUPON_DATA" \
       --spring.datasource.url="jdbc:mariadb://127.0.0.1:$MARIADB_PORT/coupon_db" \
       --spring.datasource.username="$MARIADB_APP_USER" --spring.datasource.password="$MARIADB_APP_PASSWORD" \
       > "$BENCH_DIR/logs/coupon-generator.log" 2>&1 \

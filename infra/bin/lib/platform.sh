@@ -149,6 +149,8 @@ platform_prepare_jar() {
   local jar=$1 home layout app scratch
   PLATFORM_LAUNCH=(-jar "$jar")
   [ "${PLATFORM_STARTUP_ARCHIVE:-1}" = 1 ] || return 0
+  # a link to a build's jar (BENCH_JARS_IN_PLACE in the benchmark scripts) shares that jar's layout and archive
+  [ -L "$jar" ] && jar=$(readlink "$jar")
   home="$jar.startup"
   layout="$home/$(stat -c '%s-%Y' "$jar" 2>/dev/null)" || return 0
   if [ ! -d "$layout" ]; then

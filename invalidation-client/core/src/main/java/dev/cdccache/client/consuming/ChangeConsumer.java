@@ -155,6 +155,8 @@ public final class ChangeConsumer implements Runnable {
      * an iteration (a bug, out of memory, a failure while recovering lost events) is counted, makes the client
      * report not fresh, and the loop backs off (doubling from the poll timeout up to
      * {@value FailureRecovery#MAX_RESTART_BACKOFF_MILLIS} ms) and goes on; a completed position check clears it.
+     * An interrupt of this thread does not end it either: it is cleared and reported as a failure
+     * ({@link FailureRecovery#interrupted}).
      */
     @Override
     public void run() {
@@ -164,9 +166,7 @@ public final class ChangeConsumer implements Runnable {
                     step();
                 } catch (Throwable t) {
                     prover.abandonCheck();
-                    if (!recovery.restartAfter(t)) {
-                        running = false;
-                    }
+                    recovery.restartAfter(t);
                 }
             }
         } finally {
@@ -174,6 +174,7 @@ public final class ChangeConsumer implements Runnable {
                 // Unreachable unless the thread is being torn down: never look fresh without a consumer.
                 recovery.threadEnding();
             }
+            Thread.interrupted(); // an interrupt left over would cut the consumer's close short
             try {
                 consumer.close(Duration.ofSeconds(2));
             } catch (RuntimeException e) {
@@ -198,7 +199,7 @@ public final class ChangeConsumer implements Runnable {
             if (prover.checkDue()) {
                 try {
                     prover.startCheck();
-                } catch (WakeupException | InterruptException e) {
+                } catch (WakeupException | InterruptException | OffsetOutOfRangeException e) {
                     throw e;
                 } catch (RuntimeException e) {
                     // A check that cannot start (metadata or offsets unavailable) must not keep the records that
@@ -219,21 +220,20 @@ public final class ChangeConsumer implements Runnable {
             proven.publish(partitionsByTopic());
         } catch (OffsetOutOfRangeException e) {
             prover.abandonCheck();
-            if (!recovery.recoverLostEvents(e.partitions())) {
-                running = false;
-            }
-        } catch (WakeupException | InterruptException e) {
+            recovery.recoverLostEvents(e.partitions());
+        } catch (WakeupException e) {
             if (running) {
                 LOG.debug("Consumer woken up while running", e);
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            running = false;
+        } catch (InterruptException | InterruptedException e) {
+            // Not a stop (stop() wakes the consumer up): cleared and reported, and the loop goes on.
+            if (running) {
+                prover.abandonCheck();
+                recovery.interrupted(e);
+            }
         } catch (RuntimeException e) {
             prover.abandonCheck();
-            if (!recovery.kafkaFailed(e)) {
-                running = false;
-            }
+            recovery.kafkaFailed(e);
         }
     }
 

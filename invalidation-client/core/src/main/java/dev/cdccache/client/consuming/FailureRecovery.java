@@ -76,10 +76,8 @@ final class FailureRecovery {
      * the database between the eviction and the position lookup cache a value whose change is then skipped.
      * The eviction is also done at once (the safe side if resolving the position keeps failing); resolving
      * (e.g. a timeout in {@code position()}) is retried on the next iterations until it succeeds.
-     *
-     * @return false if the thread was interrupted while backing off after a failure (the loop must end)
      */
-    boolean recoverLostEvents(Set<TopicPartition> partitions) {
+    void recoverLostEvents(Set<TopicPartition> partitions) {
         metrics.error(ErrorReason.OFFSET_OUT_OF_RANGE);
         LOG.warn("Positions outside the log for {} (events were lost): moving to the end and evicting every cache "
                 + "bound to these topics", partitions);
@@ -89,9 +87,8 @@ final class FailureRecovery {
         consumer.seekToEnd(partitions);
         try {
             completeLostEventRecovery();
-            return true;
         } catch (RuntimeException e) {
-            return kafkaFailed(e); // retried at the start of the next iteration
+            kafkaFailed(e); // retried at the start of the next iteration
         }
     }
 
@@ -118,25 +115,43 @@ final class FailureRecovery {
     /**
      * Kafka failed during an iteration: counted, reported, logged once per outage, then a pause of one poll
      * timeout before the next iteration.
-     *
-     * @return false if the thread was interrupted during the pause (the loop must end)
      */
-    boolean kafkaFailed(RuntimeException e) {
+    void kafkaFailed(RuntimeException e) {
         metrics.error(ErrorReason.CONSUMER_FAILURE);
         failing(e.getClass().getSimpleName() + ": " + e.getMessage());
         logFailure(e);
-        return pause(pollTimeout.toMillis());
+        pause(pollTimeout.toMillis());
+    }
+
+    /**
+     * The consumer thread was interrupted. The client never interrupts it (it stops the loop by waking the consumer
+     * up), so this is not a stop: something else did it (an executor or a framework interrupting threads it does not
+     * own, code run on the thread). Ending the loop would leave the caches unproven with no failure reported, and
+     * keeping the interrupt would make every later Kafka call throw at once; so the interrupt is cleared, counted
+     * and reported like a Kafka failure (not fresh until a position check completes: the interrupt may have cut a
+     * check short), and the loop goes on.
+     */
+    void interrupted(Exception e) {
+        Thread.interrupted();
+        metrics.error(ErrorReason.CONSUMER_FAILURE);
+        failing("the consumer thread was interrupted");
+        markFailing();
+        long now = clock.getAsLong();
+        if (lastFailureLog == Long.MIN_VALUE || now - lastFailureLog > FAILURE_LOG_INTERVAL_MILLIS) {
+            lastFailureLog = now;
+            LOG.warn("The invalidation consumer's thread was interrupted ({}), not by the client: it stops the consumer"
+                    + " by waking it up. The interrupt was cleared and the consumer goes on; caches are not fresh until"
+                    + " positions are confirmed again", e.toString(), e);
+        }
     }
 
     /**
      * Something unexpected escaped an iteration (a bug, an {@link Error}): counted, the client reports not fresh,
      * and the loop backs off before it goes on.
-     *
-     * @return false if the thread was interrupted (the loop must end)
      */
-    boolean restartAfter(Throwable t) {
-        if (t instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
-            return false;
+    void restartAfter(Throwable t) {
+        if (Thread.currentThread().isInterrupted()) {
+            interrupted(new InterruptedException("interrupted as " + t + " escaped an iteration"));
         }
         metrics.error(ErrorReason.CONSUMER_RESTART);
         markFailing();
@@ -145,7 +160,7 @@ final class FailureRecovery {
                 : Math.min(MAX_RESTART_BACKOFF_MILLIS, restartBackoffMillis * 2);
         LOG.error("Consumer loop failed; restarting in {} ms. Caches are not fresh until its positions are "
                 + "confirmed again", restartBackoffMillis, t);
-        return pause(restartBackoffMillis);
+        pause(restartBackoffMillis);
     }
 
     /** The thread running the loop is ending while it should run: never look fresh without a consumer. */
@@ -200,13 +215,12 @@ final class FailureRecovery {
         }
     }
 
-    private static boolean pause(long millis) {
+    /** A back-off; an interrupt cuts it short and is handled like any other (see {@link #interrupted}). */
+    private void pause(long millis) {
         try {
             Thread.sleep(millis);
-            return true;
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
+            interrupted(e);
         }
     }
 }

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -112,7 +113,11 @@ final class PositionProver {
         return check != null;
     }
 
-    /** Starts a check: lists the topics, assigns new partitions and looks up the log end offsets. */
+    /**
+     * Starts a check: lists the topics, assigns new partitions and looks up the log end offsets.
+     *
+     * @throws OffsetOutOfRangeException for the partitions whose log now ends before the consumer's position
+     */
     void startCheck() {
         long startedAt = clock.getAsLong();
         long heartbeat = guard.lastHeartbeat();
@@ -127,8 +132,21 @@ final class PositionProver {
         proven.compacted(policyCheck.compacted()); // their own changes prove no read floor either
         Map<TopicPartition, Long> ends = topics.endOffsets(startedAt);
         long lag = 0;
+        Map<TopicPartition, Long> beyondTheEnd = new HashMap<>();
         for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
-            lag += Math.max(0, end.getValue() - consumer.position(end.getKey(), requestTimeout));
+            long position = consumer.position(end.getKey(), requestTimeout);
+            if (position > end.getValue()) {
+                beyondTheEnd.put(end.getKey(), position);
+            }
+            lag += Math.max(0, end.getValue() - position);
+        }
+        if (!beyondTheEnd.isEmpty()) {
+            // A position is never past the end of a log it was read from; here the log is shorter than what was
+            // read (the topic was deleted and created again, or truncated), so records of it were never read. Kafka
+            // reports that only once a fetch from that position is answered, and a check completing before then
+            // (position >= end) would prove caches whose changes were skipped: lost events, handled now.
+            throw new OffsetOutOfRangeException("log end before the consumer's position (the topic was created again "
+                    + "or its log truncated): " + beyondTheEnd, beyondTheEnd);
         }
         metrics.consumerLag(lag);
         check = new Check(startedAt, heartbeat, coverageAtStart, topicCoverageAtStart, listing.missing(), topics.checkableTopics(),

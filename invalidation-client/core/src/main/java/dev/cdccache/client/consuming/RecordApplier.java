@@ -204,6 +204,12 @@ final class RecordApplier {
             } catch (RuntimeException e) {
                 listenerFailed(listener, record, e);
             }
+            // A listener that leaves the thread interrupted (e.g. restoring the flag after a blocking call it made)
+            // would make every later Kafka call throw: cleared here, where the listener can be named.
+            if (Thread.interrupted()) {
+                listenerFailed(listener, record, new IllegalStateException("the listener left the consumer thread "
+                        + "interrupted; the interrupt was cleared (listeners must not block or interrupt)"));
+            }
         }
     }
 

@@ -12,6 +12,7 @@ import static org.awaitility.Awaitility.await;
 import dev.cdccache.client.InvalidationClientConfig;
 import dev.cdccache.client.StalenessCheck;
 import dev.cdccache.client.StalenessPolicy;
+import dev.cdccache.client.metrics.ErrorReason;
 import dev.cdccache.client.staleness.CacheFreshness;
 import dev.cdccache.client.staleness.StalenessGuard;
 import java.time.Duration;
@@ -144,6 +145,38 @@ class ChangeConsumerTest {
         assertThat(cacheGuard.isServable(oldestServed + slack.toMillis() + 1)).as("a younger entry still served")
                 .isTrue();
         assertThat(cacheGuard.overruns()).as("the late recomputation is reported").isEqualTo(1);
+    }
+
+    @Test
+    void aLogThatNowEndsBeforeThePositionIsLostEventsAndNoCheckProvesItsCaches() {
+        parts.topics(COUPON, HEARTBEAT);
+        ChangeConsumer loop = consumer();
+        loop.step();
+        TopicPartition coupons = new TopicPartition(COUPON, 0);
+        TopicPartition heartbeats = new TopicPartition(HEARTBEAT, 0);
+        for (int offset = 0; offset < 10; offset++) {
+            parts.kafka.addRecord(record(COUPON, offset, update(100 + offset), "c1"));
+        }
+        parts.kafka.updateEndOffsets(Map.of(coupons, 10L));
+        loop.step();
+        assertThat(parts.kafka.position(coupons)).isEqualTo(10);
+        long provenBefore = parts.cacheGuard.watermark();
+
+        // The topic is deleted and created again: its new log holds 3 records (a change of key 1 among them) that
+        // the consumer, still at 10, never read. A heartbeat written after them arrives.
+        parts.load(1);
+        parts.clock.addAndGet(200);
+        parts.kafka.addRecord(record(HEARTBEAT, 0, heartbeat("c1", parts.clock.get(), TABLE), "c1"));
+        parts.kafka.updateEndOffsets(Map.of(coupons, 3L, heartbeats, 1L));
+        loop.step();
+        parts.clock.addAndGet(200);
+        loop.step();
+
+        assertThat(parts.cached(1)).as("the caches of the topic are evicted").isFalse();
+        assertThat(parts.metrics.errorCount(ErrorReason.OFFSET_OUT_OF_RANGE)).isEqualTo(1);
+        assertThat(parts.kafka.position(coupons)).as("moved to the new end").isEqualTo(3);
+        assertThat(parts.cacheGuard.watermark()).as("no check proved the skipped records")
+                .isEqualTo(provenBefore);
     }
 
     @Test

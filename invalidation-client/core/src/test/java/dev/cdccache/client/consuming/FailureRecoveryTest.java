@@ -23,12 +23,12 @@ class FailureRecoveryTest {
 
     @Test
     void aKafkaFailureOrARestartMakesTheClientAndEveryCacheReportAFailingConsumer() {
-        assertThat(recovery.kafkaFailed(new KafkaException("simulated: broker unreachable"))).isTrue();
+        recovery.kafkaFailed(new KafkaException("simulated: broker unreachable"));
         assertThat(parts.metrics.errorCount(ErrorReason.CONSUMER_FAILURE)).isEqualTo(1);
         assertThat(parts.cacheGuard.status().problem()).contains("broker unreachable");
         assertThat(parts.guard.status().problem()).contains("broker unreachable");
 
-        assertThat(recovery.restartAfter(new IllegalStateException("a bug"))).isTrue();
+        recovery.restartAfter(new IllegalStateException("a bug"));
         assertThat(parts.metrics.errorCount(ErrorReason.CONSUMER_RESTART)).isEqualTo(1);
         assertThat(parts.cacheGuard.status().problem()).contains("restarting");
 
@@ -43,7 +43,7 @@ class FailureRecoveryTest {
         TopicPartition tp = new TopicPartition(COUPON, 0);
         parts.kafka.updateEndOffsets(Map.of(tp, 9L));
         parts.load(1);
-        assertThat(recovery.recoverLostEvents(Set.of(tp))).isTrue();
+        recovery.recoverLostEvents(Set.of(tp));
         assertThat(parts.cached(1)).isFalse();
         assertThat(recovery.hasLostEvents()).isFalse();
         assertThat(parts.kafka.position(tp)).isEqualTo(9);
@@ -51,10 +51,18 @@ class FailureRecoveryTest {
     }
 
     @Test
-    void anInterruptedThreadEndsTheLoopInsteadOfBackingOff() {
+    void anInterruptIsNotAStopItIsClearedCountedAndMakesEveryCacheReportAFailingConsumer() {
         Thread.currentThread().interrupt();
         try {
-            assertThat(recovery.restartAfter(new IllegalStateException("a bug"))).isFalse();
+            recovery.restartAfter(new IllegalStateException("a bug"));
+            assertThat(Thread.currentThread().isInterrupted()).as("cleared, so the next Kafka call works").isFalse();
+            assertThat(parts.metrics.errorCount(ErrorReason.CONSUMER_FAILURE)).isEqualTo(1);
+            assertThat(parts.metrics.errorCount(ErrorReason.CONSUMER_RESTART)).isEqualTo(1);
+            assertThat(parts.cacheGuard.status().fresh()).isFalse();
+
+            recovery.interrupted(new InterruptedException("simulated"));
+            assertThat(parts.metrics.errorCount(ErrorReason.CONSUMER_FAILURE)).isEqualTo(2);
+            assertThat(parts.guard.status().problem()).contains("interrupted");
         } finally {
             Thread.interrupted();
         }

@@ -58,6 +58,28 @@ class RecordApplierTest {
     }
 
     @Test
+    void aListenerThatLeavesTheThreadInterruptedIsReportedAndTheInterruptCleared() {
+        listener = event -> {
+            heard.add(event.offset());
+            Thread.currentThread().interrupt(); // e.g. restoring the flag after an interrupted blocking call
+        };
+        try {
+            parts.load(1);
+            parts.load(2);
+            RecordApplier applier = applier();
+            applier.apply(record(COUPON, 7, update(1), null));
+            assertThat(Thread.currentThread().isInterrupted()).as("cleared before the next Kafka call").isFalse();
+            assertThat(parts.metrics.errorCount(ErrorReason.LISTENER_FAILURE)).isEqualTo(1);
+            applier.apply(record(COUPON, 8, update(2), null));
+            assertThat(parts.cached(1)).isFalse();
+            assertThat(parts.cached(2)).isFalse();
+            assertThat(heard).containsExactly(7L, 8L);
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    @Test
     void anOversizedOrMalformedRecordIsCountedAndEvictsTheWholeCacheOfItsTable() {
         parts.load(2);
         applier().apply(record(COUPON, 1, "x".repeat(2048), null));

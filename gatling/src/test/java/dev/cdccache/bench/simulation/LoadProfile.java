@@ -22,8 +22,9 @@ import java.util.List;
  * <li>{@code constant} (open): {@code -Drate} users/s, one request each, for {@code -DdurationSeconds}
  *     after a warm-up of {@code -DwarmupSeconds} that ramps from 1 user/s to the rate in its first half
  *     and holds the rate in the second; the figures cover the part after the warm-up.</li>
- * <li>{@code staircase} (open): a warm-up ramping from 1 user/s to the first rate, then each of {@code -Drates} for
- *     {@code -DstepSeconds}; figures per step. Stops adding load once the system no longer keeps up
+ * <li>{@code staircase} (open): a warm-up ramping from 1 user/s to the first rate (or to {@code -DwarmupRate}, to
+ *     warm a service at the rates its steps will bring when the first step is a low reference rate), then each of
+ *     {@code -Drates} for {@code -DstepSeconds}; figures per step. Stops adding load once the system no longer keeps up
  *     (requests in flight beyond {@code -DsaturationSeconds} of queueing), so saturation is found without
  *     drowning the machine. With {@code -DcpuPids=name:pid,...}, the CPU time of those processes per step.</li>
  * <li>{@code closed}: {@code -Dusers} concurrent users back to back.</li>
@@ -39,6 +40,8 @@ final class LoadProfile {
     final double rate;
     final int users;
     final List<Double> rates;
+    /** The rate a staircase's warm-up ramps to and holds (its first rate unless {@code -DwarmupRate} is given). */
+    final double warmupRate;
     final int stepSeconds;
     final double saturationSeconds;
     final double timeScale;
@@ -51,6 +54,7 @@ final class LoadProfile {
         this.rate = SimulationSettings.decimal("rate", 100);
         this.users = SimulationSettings.integer("users", 8);
         this.rates = SimulationSettings.decimals("rates", defaultRates);
+        this.warmupRate = SimulationSettings.decimal("warmupRate", rates.isEmpty() ? rate : rates.get(0));
         this.stepSeconds = SimulationSettings.integer("stepSeconds", 10);
         this.saturationSeconds = SimulationSettings.decimal("saturationSeconds", 2);
         this.timeScale = SimulationSettings.decimal("timeScale", 1);
@@ -83,7 +87,7 @@ final class LoadProfile {
                 return scenario.injectOpen(injection);
             }
             case "staircase" -> {
-                List<OpenInjectionStep> injection = new ArrayList<>(warmUpTo(rates.get(0)));
+                List<OpenInjectionStep> injection = new ArrayList<>(warmUpTo(warmupRate));
                 for (double r : rates) {
                     injection.add(constantUsersPerSec(r).during(Duration.ofSeconds(stepSeconds)));
                 }
@@ -137,7 +141,8 @@ final class LoadProfile {
         file.put(prefix + ".warmup_s", warmupSeconds);
         switch (name) {
             case "constant" -> file.put(prefix + ".rate", rate).put(prefix + ".duration_s", durationSeconds);
-            case "staircase" -> file.put(prefix + ".rates", rates.toString()).put(prefix + ".step_s", stepSeconds);
+            case "staircase" -> file.put(prefix + ".rates", rates.toString()).put(prefix + ".step_s", stepSeconds)
+                    .put(prefix + ".warmup_rate", warmupRate);
             case "closed" -> file.put(prefix + ".users", users).put(prefix + ".duration_s", durationSeconds);
             case "reference" -> file.put(prefix + ".time_scale", timeScale);
             default -> { }

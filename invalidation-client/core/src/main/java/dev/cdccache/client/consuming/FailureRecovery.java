@@ -135,10 +135,7 @@ final class FailureRecovery {
         Thread.interrupted();
         metrics.error(ErrorReason.CONSUMER_FAILURE);
         failing("the consumer thread was interrupted");
-        markFailing();
-        long now = clock.getAsLong();
-        if (lastFailureLog == Long.MIN_VALUE || now - lastFailureLog > FAILURE_LOG_INTERVAL_MILLIS) {
-            lastFailureLog = now;
+        if (failureLogDue()) {
             LOG.warn("The invalidation consumer's thread was interrupted ({}), not by the client: it stops the consumer"
                     + " by waking it up. The interrupt was cleared and the consumer goes on; caches are not fresh until"
                     + " positions are confirmed again", e.toString(), e);
@@ -196,11 +193,19 @@ final class FailureRecovery {
         }
     }
 
-    private void logFailure(RuntimeException e) {
+    /** Marks the failing run and says whether a failure may be logged now (at most once an interval). */
+    private boolean failureLogDue() {
         markFailing();
         long now = clock.getAsLong();
         if (lastFailureLog == Long.MIN_VALUE || now - lastFailureLog > FAILURE_LOG_INTERVAL_MILLIS) {
             lastFailureLog = now;
+            return true;
+        }
+        return false;
+    }
+
+    private void logFailure(RuntimeException e) {
+        if (failureLogDue()) {
             if (e instanceof AuthenticationException) {
                 // Retrying will not help until the settings or the cluster's users change: say what to check.
                 LOG.error("Kafka refused the invalidation client's connection ({}); check kafka.security (protocol,"
